@@ -1,0 +1,3 @@
+"""punct: punctuation restoration for speech recognition output."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+import sys
+
+from punct.cli import main
+
+sys.exit(main())

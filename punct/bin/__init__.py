@@ -1,0 +1,1 @@
+"""One thin entry point per stage: ``python -m punct.bin.NAME --help``."""

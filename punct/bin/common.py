@@ -1,0 +1,68 @@
+"""Shared plumbing of entry points: logging, the command line, one-line errors.
+
+Usage in an entry point::
+
+    def main(argv=None) -> int:
+        args = build_parser().parse_args(argv)
+        return run(_main, args)
+
+``run`` sets up logging, logs the command line, and turns a PunctError (or a
+missing file, or a keyboard interrupt) into a single ``error: ...`` line on
+stderr with a non-zero exit. It never imports torch.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from punct.errors import PunctError
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(filename)s:%(lineno)d %(message)s"
+
+
+def setup_logging(verbose: bool = False) -> None:
+    """Log with time, level and file:line to stderr."""
+    root = logging.getLogger()
+    if not root.handlers:
+        logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
+    else:
+        root.setLevel(logging.DEBUG if verbose else logging.INFO)
+
+
+def require_inputs(paths: Iterable[str | Path], what: str = "input") -> None:
+    """Raise a PunctError naming the first path that does not exist."""
+    for p in paths:
+        if p is None:
+            continue
+        if not Path(p).exists():
+            raise PunctError(f"{what} not found", p)
+
+
+def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, prog: str | None = None) -> int:
+    """Run ``func(args)``; map errors to one line on stderr and an exit code."""
+    setup_logging(getattr(args, "verbose", False))
+    name = prog or Path(sys.argv[0]).name
+    logging.getLogger("punct").info("%s %s", name, " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    try:
+        rc = func(args)
+    except PunctError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except FileNotFoundError as e:
+        print(f"error: {e.filename}: file not found", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as e:
+        print(f"error: input is not valid UTF-8: {e.reason} at byte {e.start}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    return 0 if rc is None else int(rc)
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")

@@ -1,0 +1,50 @@
+"""The ``punct`` command: ``punct SUBCOMMAND [options]`` runs ``punct.bin.SUBCOMMAND``.
+
+Subcommands are the user-facing entry points; each lives in ``punct/bin/`` so
+that adding one means adding a module and a line in COMMANDS.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+#: subcommand -> (module under punct.bin, one-line description)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "score": ("score", "score punctuation of a hypothesis against a reference"),
+    "restore": ("restore", "punctuate ASR output (CTM, TextGrid, JSON, text) with a trained model"),
+    "align": ("align_one", "force-align one recording to its transcript"),
+    "train": ("train", "train a model from a config on prepared data directories"),
+    "decode": ("decode", "decode a data directory with a trained model"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: punct COMMAND [options]   (punct COMMAND --help for its options)", "", "commands:"]
+    for name, (_, desc) in COMMANDS.items():
+        lines.append(f"  {name:<10} {desc}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if argv else 2
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"error: unknown command {name!r}\n{usage()}", file=sys.stderr)
+        return 2
+    module = COMMANDS[name][0]
+    try:
+        mod = importlib.import_module(f"punct.bin.{module}")
+    except ModuleNotFoundError as e:
+        if e.name == f"punct.bin.{module}":
+            print(f"error: command {name!r} is not available in this version", file=sys.stderr)
+            return 2
+        raise
+    sys.argv = [f"punct {name}"] + rest
+    return mod.main(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""Kaldi-style data directories: read, write and validate.
+
+A data directory holds UTF-8 text files of ``key value...`` lines, sorted with
+``LC_ALL=C`` (byte order), unique keys, one key set across the files. punct uses:
+
+``text``      ``<utt> w1 w2 ...``   the words, lower case, no marks (Kaldi's text)
+``labels``    ``<utt> L1 L2 ...``   one label per word of ``text`` (punct.labels)
+``utt2spk``   ``<utt> <spk>``       Kaldi; the utterance id when the speaker is unknown
+``spk2utt``   ``<spk> <utt>...``    Kaldi, derived from utt2spk
+
+Later stages add ``wav.scp``, ``segments``, ``word_times`` and feature scp files;
+``validate_datadir`` checks whichever of them exist.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from punct.errors import PunctError
+from punct.fsutil import atomic_write
+from punct.labels import LABELS, is_label
+from punct.words import Utterance, Word
+
+log = logging.getLogger(__name__)
+
+#: Files whose keys are utterance ids and must share one key set.
+UTT_FILES = ("text", "labels", "utt2spk", "segments", "word_times")
+
+
+def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = True) -> list[tuple[str, list[str], int]]:
+    """Read ``key value...`` lines as (key, values, line number); check sorting and unique keys."""
+    path = Path(path)
+    if not path.is_file():
+        raise PunctError("file not found", path)
+    rows: list[tuple[str, list[str], int]] = []
+    prev: bytes | None = None
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise PunctError("line is not valid UTF-8", path, lineno) from None
+            line = line.rstrip("\n").rstrip("\r")
+            if not line.strip():
+                raise PunctError("empty line", path, lineno)
+            fields = line.split()
+            if len(fields) - 1 < min_fields and not (allow_empty_value and len(fields) == 1):
+                raise PunctError(f"expected a key and at least {min_fields} value(s), got {len(fields) - 1}", path, lineno)
+            key = fields[0].encode("utf-8")
+            if prev is not None:
+                if key == prev:
+                    raise PunctError(f"duplicate key {fields[0]!r}", path, lineno)
+                if key < prev:
+                    raise PunctError(f"key {fields[0]!r} out of order (files must be sorted with LC_ALL=C)", path, lineno)
+            prev = key
+            rows.append((fields[0], fields[1:], lineno))
+    return rows
+
+
+def write_table(path: str | Path, rows: Mapping[str, Sequence[str] | str]) -> None:
+    """Write ``key value...`` lines sorted in byte order, atomically."""
+    keys = sorted(rows, key=lambda k: k.encode("utf-8"))
+    with atomic_write(path) as f:
+        for k in keys:
+            if not k or any(c.isspace() for c in k):
+                raise PunctError(f"invalid key {k!r} (empty or contains white space)", path)
+            v = rows[k]
+            v = v if isinstance(v, str) else " ".join(v)
+            f.write(f"{k} {v}\n" if v else f"{k}\n")
+
+
+def spk2utt_from_utt2spk(utt2spk: Mapping[str, str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for utt in sorted(utt2spk, key=lambda k: k.encode("utf-8")):
+        out.setdefault(utt2spk[utt], []).append(utt)
+    return out
+
+
+def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
+    """Write ``text``, ``labels``, ``utt2spk``, ``spk2utt`` (and ``word_times`` when all words are timed)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    text: dict[str, list[str]] = {}
+    labels: dict[str, list[str]] = {}
+    utt2spk: dict[str, str] = {}
+    times: dict[str, list[str]] = {}
+    all_timed = True
+    for u in utts:
+        if u.id in text:
+            raise PunctError(f"duplicate utterance id {u.id!r}", path)
+        for w in u.words:
+            if not w.text or any(c.isspace() for c in w.text):
+                raise PunctError(f"utterance {u.id!r}: invalid word {w.text!r}", path)
+        text[u.id] = [w.text for w in u.words]
+        labels[u.id] = [w.label for w in u.words]
+        utt2spk[u.id] = u.speaker or u.id
+        if all_timed and all(w.start is not None and w.end is not None for w in u.words):
+            times[u.id] = [f"{w.start:.3f},{w.end:.3f}" for w in u.words]
+        else:
+            all_timed = False
+    if not text:
+        raise PunctError("no utterances to write", path)
+    write_table(path / "text", text)
+    write_table(path / "labels", labels)
+    write_table(path / "utt2spk", utt2spk)
+    write_table(path / "spk2utt", spk2utt_from_utt2spk(utt2spk))
+    if all_timed:
+        write_table(path / "word_times", times)
+
+
+def load_utterances(path: str | Path, require_labels: bool = True) -> list[Utterance]:
+    """Read a data directory into Utterances (words with labels, and times if present)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise PunctError("data directory not found", path)
+    text = read_table(path / "text")
+    labels = {}
+    if (path / "labels").is_file():
+        labels = {k: (v, n) for k, v, n in read_table(path / "labels")}
+    elif require_labels:
+        raise PunctError("file not found", path / "labels")
+    times = {}
+    if (path / "word_times").is_file():
+        times = {k: (v, n) for k, v, n in read_table(path / "word_times")}
+    spk = {}
+    if (path / "utt2spk").is_file():
+        spk = {k: v[0] for k, v, _ in read_table(path / "utt2spk", min_fields=1, allow_empty_value=False)}
+    utts = []
+    for key, words, lineno in text:
+        labs = ["O"] * len(words)
+        if labels:
+            if key not in labels:
+                raise PunctError(f"utterance {key!r} has no labels", path / "labels")
+            labs, ln = labels[key]
+            if len(labs) != len(words):
+                raise PunctError(f"{len(labs)} labels for {len(words)} words of {key!r}", path / "labels", ln)
+            for lab in labs:
+                if not is_label(lab):
+                    raise PunctError(f"unknown label {lab!r} (expected one of {' '.join(LABELS)})", path / "labels", ln)
+        ws = [Word(text=w, label=lab) for w, lab in zip(words, labs)]
+        if key in times:
+            tv, ln = times[key]
+            if len(tv) != len(words):
+                raise PunctError(f"{len(tv)} times for {len(words)} words of {key!r}", path / "word_times", ln)
+            for w, t in zip(ws, tv):
+                try:
+                    s, e = (float(x) for x in t.split(","))
+                except ValueError:
+                    raise PunctError(f"bad time {t!r} (expected START,END)", path / "word_times", ln) from None
+                w.start, w.end = s, e
+        utts.append(Utterance(id=key, words=ws, speaker=spk.get(key)))
+    if not utts:
+        raise PunctError("data directory has no utterances", path / "text")
+    return utts
+
+
+def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
+    """Check a data directory (sorting, keys, labels, counts); return the number of words."""
+    path = Path(path)
+    utts = load_utterances(path, require_labels=require_labels)
+    keys = {u.id for u in utts}
+    for name in UTT_FILES:
+        f = path / name
+        if f.is_file():
+            other = {k for k, _, _ in read_table(f)}
+            if other != keys:
+                extra = sorted(other - keys)[:1] or sorted(keys - other)[:1]
+                raise PunctError(f"key set differs from text (e.g. {extra[0]!r})", f)
+    if (path / "spk2utt").is_file() and (path / "utt2spk").is_file():
+        u2s = {k: v[0] for k, v, _ in read_table(path / "utt2spk")}
+        s2u = {k: v for k, v, _ in read_table(path / "spk2utt")}
+        if s2u != spk2utt_from_utt2spk(u2s):
+            raise PunctError("spk2utt does not match utt2spk", path / "spk2utt")
+    return sum(len(u) for u in utts)

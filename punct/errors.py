@@ -1,0 +1,24 @@
+"""The one exception type that entry points turn into a one-line error."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class PunctError(Exception):
+    """A user-facing error about an input: names the file, the line and the problem.
+
+    ``str(err)`` is ``"FILE:LINE: message"`` (or ``"FILE: message"`` without a
+    line), which is what entry points print on a single line.
+    """
+
+    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
+        self.message = message
+        self.path = None if path is None else str(path)
+        self.line = line
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{self.line}" if self.line is not None else "") + ": "
+        return where + self.message

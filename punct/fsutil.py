@@ -1,0 +1,74 @@
+"""Atomic writes and done-markers: outputs are never half-written."""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator, TextIO
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[TextIO]:
+    """Open a temporary file next to ``path``; rename it onto ``path`` only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        if "b" in mode:
+            f = open(tmp, mode)
+        else:
+            f = open(tmp, mode, encoding=encoding, newline="\n")
+        with f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | Path) -> Iterator[Path]:
+    """Build a directory under a temporary name; swap it onto ``path`` on success.
+
+    An existing ``path`` is only replaced after the new one is complete.
+    """
+    import shutil
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent))
+    try:
+        yield tmp
+        old = None
+        if path.exists():
+            old = path.with_name("." + path.name + ".old")
+            if old.exists():
+                shutil.rmtree(old)
+            os.replace(path, old)
+        os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def done_marker(path: str | Path) -> Path:
+    """The ``.done`` marker that says ``path`` (a file or directory) is finished."""
+    path = Path(path)
+    return path.parent / (path.name + ".done") if path.suffix or not path.is_dir() else path / ".done"
+
+
+def is_done(path: str | Path) -> bool:
+    return done_marker(path).exists()
+
+
+def mark_done(path: str | Path) -> None:
+    m = done_marker(path)
+    m.parent.mkdir(parents=True, exist_ok=True)
+    m.write_text("done\n")

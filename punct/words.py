@@ -1,0 +1,49 @@
+"""Small data classes for words and utterances, shared by readers, models and scorers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from punct.labels import O
+
+
+@dataclass
+class Word:
+    """One word; ``label`` is the mark that follows it (see punct.labels).
+
+    Times are in seconds from the start of the recording (None when unknown).
+    """
+
+    text: str
+    label: str = O
+    start: float | None = None
+    end: float | None = None
+    conf: float | None = None
+    speaker: str | None = None
+
+    @property
+    def duration(self) -> float | None:
+        if self.start is None or self.end is None:
+            return None
+        return self.end - self.start
+
+
+@dataclass
+class Utterance:
+    """A sequence of words with an id (a talk, a call, a Kaldi utterance)."""
+
+    id: str
+    words: list[Word] = field(default_factory=list)
+    recording: str | None = None
+    channel: str = "1"
+    speaker: str | None = None
+
+    @property
+    def texts(self) -> list[str]:
+        return [w.text for w in self.words]
+
+    @property
+    def labels(self) -> list[str]:
+        return [w.label for w in self.words]
+
+    def __len__(self) -> int:
+        return len(self.words)

@@ -1,0 +1,19 @@
+# IWSLT2011 TED punctuation benchmark (test2011, dev2012) with TED talks as training
+# text. Two training sets: train_2m matches the paper's 2.1M-word train2012 budget
+# (Tilk and Alumäe 2016), train is all of ted/talks (about 4.8M words).
+# shellcheck shell=bash
+train_sets="train_2m train"
+valid_set="dev2012"
+test_sets="test2011"
+# name|config|train set|config overrides
+experiments=(
+  "tbrnn_2m|conf/tbrnn.yaml|train_2m|"
+  "tbrnn_all|conf/tbrnn.yaml|train|"
+)
+prepare_data() {
+  local corpus_dir=$1 out=$2 force=$3
+  python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" \
+    --train-words 2100000 --train-name train_2m --force "$force"
+  python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" \
+    --train-words 0 --train-name train --force "$force"
+}

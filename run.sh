@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# punct recipe: punctuation restoration for speech recognition output.
+#
+#   ./run.sh                          quick default: small slices of the real corpora, minutes
+#   ./run.sh --corpus iwslt2011       the IWSLT2011 TED benchmark (hours)
+#   ./run.sh --corpus iwslt2011 --stage 6 --stop-stage 9
+#
+# Corpus-specific parts live in recipes/<corpus>/ (Kaldi keeps them in local/;
+# here local/ holds the recipe's own shell plumbing). A corpus is a folder with
+# corpus.sh (its sets, experiments and a prepare_data function) and its scripts.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+stage=1
+stop_stage=100
+corpus=quick
+corpus_dir=../shared/data
+nj=2
+force=false
+exp_tag=""
+
+run_cmdline="$0${*:+ $*}"
+help_message="Usage: $0 [options]
+Options (Kaldi style, '--name value'):
+  --stage N          first stage to run (default: $stage)
+  --stop-stage N     last stage to run (default: $stop_stage)
+  --corpus NAME      a folder of recipes/ (default: $corpus; available: $(ls recipes | tr '\n' ' '))
+  --corpus-dir DIR   where the corpora are (default: $corpus_dir)
+  --nj N             parallel jobs for stages that split their data (default: $nj)
+  --force BOOL       redo finished outputs instead of skipping them (default: $force)
+  --exp-tag TAG      suffix of experiment directories, exp/<corpus>/<model>_<tag>
+Stages:
+  1  data preparation            corpus -> data/<corpus>/<set>/ (validated Kaldi-style directories)
+  2  forced alignment            audio + transcript -> word/phone times      (corpora with audio)
+  3  ASR decoding                audio -> hypothesis words with times (CTM) (corpora with audio)
+  4  prosodic features           word times (+ audio) -> per-word pause/pitch/energy (ark/scp)
+  5  punctuation transfer        reference marks -> hypothesis words (edit distance)
+  6  train lexical models        data/<corpus>/<train> -> exp/<corpus>/<model>/best.pt
+  7  train acoustic/joint models (corpora with pause or prosody data)
+  8  decode                      every test set with every model -> exp/.../decode_<set>/
+  9  score                       decode_<set>/scoring/{report.txt,report.json,confusion.txt,errors.txt}
+  10 results                     exp/ -> RESULTS.md, and the score table on the terminal"
+
+. local/log.sh
+. local/parse_options.sh
+[ -d "recipes/$corpus" ] && [ -f "recipes/$corpus/corpus.sh" ] || die "unknown corpus '$corpus' (no recipes/$corpus/corpus.sh)"
+[ -d "$corpus_dir" ] || die "corpus directory '$corpus_dir' not found (--corpus-dir)"
+[[ "$nj" =~ ^[1-9][0-9]*$ ]] || die "--nj must be a positive integer, got '$nj'"
+[[ "$stage" =~ ^[0-9]+$ && "$stop_stage" =~ ^[0-9]+$ ]] || die "--stage/--stop-stage must be integers"
+
+local/setup_env.sh
+. ./path.sh
+. ./cmd.sh
+
+data=data/$corpus
+exp=exp/$corpus
+# Corpus settings: train_sets, valid_set, test_sets, experiments (name|config|train set|overrides),
+# has_audio, and the function prepare_data CORPUS_DIR OUT_DIR FORCE.
+has_audio=false
+hyp_sets=""
+# shellcheck disable=SC1090
+. "recipes/$corpus/corpus.sh"
+mkdir -p "$data" "$exp"
+
+# run_stage N: true when stage N is inside [stage, stop_stage]
+run_stage() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
+# exp_dir NAME: the experiment directory of one model
+exp_dir() { echo "$exp/$1${exp_tag:+_$exp_tag}"; }
+
+if run_stage 1; then
+  log "stage 1: data preparation: $corpus_dir -> $data/{${train_sets// /,},$valid_set,${test_sets// /,}}"
+  prepare_data "$corpus_dir" "$data" "$force"
+fi
+
+if run_stage 2; then
+  if [ "$has_audio" = true ]; then
+    corpus_align "$data" "$nj"
+  else
+    log "stage 2: forced alignment: corpus $corpus has no audio; nothing to do"
+  fi
+fi
+
+if run_stage 3; then
+  if [ "$has_audio" = true ]; then
+    corpus_asr_decode "$data" "$nj"
+  else
+    log "stage 3: ASR decoding: corpus $corpus has no audio; nothing to do"
+  fi
+fi
+
+if run_stage 4; then
+  if declare -F corpus_features >/dev/null; then
+    corpus_features "$data" "$nj"
+  else
+    log "stage 4: prosodic features: corpus $corpus has no word times; nothing to do"
+  fi
+fi
+
+if run_stage 5; then
+  if [ -n "$hyp_sets" ]; then
+    corpus_transfer "$data"
+  else
+    log "stage 5: punctuation transfer: corpus $corpus has no ASR hypotheses; nothing to do"
+  fi
+fi
+
+if run_stage 6; then
+  for spec in "${experiments[@]}"; do
+    IFS='|' read -r name config train overrides <<< "$spec"
+    dir=$(exp_dir "$name")
+    if [ -f "$dir/best.pt" ] && [ -f "$dir/.done" ] && [ "$force" != true ]; then
+      log "stage 6: train $name: $dir is finished; skipping"
+      continue
+    fi
+    mkdir -p "$dir/log"
+    echo "$run_cmdline --stage 6 --stop-stage 6" > "$dir/run.cmd"
+    log "stage 6: train $name ($config): $data/$train -> $dir/best.pt; log: $dir/log/train.log"
+    # shellcheck disable=SC2086
+    $train_cmd "$dir/log/train.log" python -m punct.bin.train --config "$config" \
+      --train "$data/$train" --valid "$data/$valid_set" --exp "$dir" $overrides \
+      || fail_with_log "$dir/log/train.log" "training $name failed"
+    touch "$dir/.done"
+  done
+fi
+
+if run_stage 7; then
+  if declare -F corpus_train_acoustic >/dev/null; then
+    corpus_train_acoustic "$data" "$exp"
+  else
+    log "stage 7: acoustic/joint models: corpus $corpus has no pause or prosody data; nothing to do"
+  fi
+fi
+
+if run_stage 8; then
+  for spec in "${experiments[@]}"; do
+    IFS='|' read -r name _ _ _ <<< "$spec"
+    dir=$(exp_dir "$name")
+    [ -f "$dir/best.pt" ] || die "stage 8: $dir/best.pt not found (run stage 6 first)"
+    for set in $test_sets; do
+      out=$dir/decode_$set
+      if [ -f "$out/.done" ] && [ "$force" != true ]; then
+        log "stage 8: decode $name on $set: $out is finished; skipping"; continue
+      fi
+      log "stage 8: decode $name: $data/$set -> $out; log: $out/log/decode.log"
+      mkdir -p "$out/log"
+      $decode_cmd "$out/log/decode.log" python -m punct.bin.decode --model "$dir/best.pt" \
+        --data "$data/$set" --out "$out" --no-score \
+        || fail_with_log "$out/log/decode.log" "decoding $set with $name failed"
+      touch "$out/.done"
+    done
+  done
+fi
+
+if run_stage 9; then
+  for spec in "${experiments[@]}"; do
+    IFS='|' read -r name _ _ _ <<< "$spec"
+    dir=$(exp_dir "$name")
+    for set in $test_sets; do
+      out=$dir/decode_$set
+      log "stage 9: score $name on $set: $data/$set vs $out -> $out/scoring/"
+      python -m punct score "$data/$set" "$out" --out-dir "$out/scoring" > /dev/null \
+        || die "scoring $out failed"
+    done
+  done
+fi
+
+if run_stage 10; then
+  log "stage 10: results: exp/ -> RESULTS.md"
+  python -m punct.bin.results --exp exp --out RESULTS.md --print "$exp"
+fi
+log "done: $corpus, stages $stage-$stop_stage"
