@@ -1,0 +1,69 @@
+"""Punctuate a data directory with a trained model (and score it if it has reference labels).
+
+    python -m punct.bin.decode --model exp/tbrnn/best.pt --data data/X/test2011 \
+        --out exp/tbrnn/decode_test2011
+Writes <out>/{text,labels,utt2spk,spk2utt,text.punct} and, when the data
+directory has `labels` and punct.score is available, <out>/scoring/.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from punct.bin.common import add_common, require_inputs, run
+
+log = logging.getLogger("punct.bin.decode")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="punct.bin.decode", description=__doc__.splitlines()[0])
+    p.add_argument("--model", required=True, help="model file (best.pt / checkpoint.pt)")
+    p.add_argument("--data", required=True, help="data directory to punctuate (text; labels optional)")
+    p.add_argument("--out", required=True, help="output directory (replaced atomically)")
+    p.add_argument("--window", type=int, default=None, help="words per decoding window (default: training slice length)")
+    p.add_argument("--batch-size", type=int, default=None, help="windows per batch (default: training batch size)")
+    p.add_argument("--threads", type=int, default=2, help="torch threads")
+    p.add_argument("--no-score", action="store_true", help="do not score against the data directory's labels")
+    add_common(p)
+    return p
+
+
+def _main(args: argparse.Namespace) -> int:
+    require_inputs([args.model], "model file")
+    require_inputs([args.data], "data directory")
+    require_inputs([Path(args.data) / "text"])
+    from punct.datadir import load_utterances
+    from punct.engine.decode import decode, write_decode
+    from punct.fsutil import atomic_dir
+
+    hyp = decode(args.model, args.data, window=args.window, batch_size=args.batch_size, threads=args.threads)
+    score_labels = None
+    ref = None
+    if not args.no_score and (Path(args.data) / "labels").is_file():
+        try:
+            from punct.score import score_labels
+        except ImportError:
+            log.warning("punct.score is not available: not scoring")
+        if score_labels is not None:
+            ref = load_utterances(args.data)
+    with atomic_dir(args.out) as tmp:
+        write_decode(tmp, hyp)
+        if ref is not None:
+            ref_labels = [lab for u in ref for lab in u.labels]
+            hyp_labels = [lab for u in hyp for lab in u.labels]
+            report = score_labels(ref_labels, hyp_labels)
+            report.write_dir(tmp / "scoring")
+            log.info("scores of %s:\n%s", args.data, report.format_table())
+    log.info("wrote %s", args.out)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="punct.bin.decode")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""Generate RESULTS.md from the experiment directories under exp/.
+
+Usage: python -m punct.bin.results --exp exp --out RESULTS.md [--print exp/<corpus>]
+
+Reads every ``exp/<corpus>/<model>/decode_<set>/scoring/report.json`` with the
+experiment's ``config.yaml``, ``train_log.tsv``, ``run.cmd`` and the decode's
+``decode_stats.json``, and writes one table per corpus and test set. Every row
+names the command that reproduces it. Published numbers of the papers are
+listed beside the matching models with their source. Nothing here is typed by
+hand: rerun this after any experiment.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+from punct.bin.common import add_common, run
+from punct.errors import PunctError
+from punct.fsutil import atomic_write
+from punct.labels import MARK_LABELS
+
+#: Published results on IWSLT2011 test2011 (reference transcripts), keyed by the
+#: model name used in conf/. Overall F1 and SER as reported in the papers.
+PUBLISHED: dict[str, list[dict[str, Any]]] = {
+    "tbrnn": [{"system": "T-BRNN (Tilk and Alumäe 2016, Table 2)", "f1": 63.1, "ser": 51.3}],
+    "tbrnn_pre": [{"system": "T-BRNN-pre (Tilk and Alumäe 2016, Table 2)", "f1": 64.4}],
+    "tlstm": [{"system": "T-LSTM (Tilk and Alumäe 2015, as reported by Tilk and Alumäe 2016)", "f1": 50.8}],
+    "drnn_lwma": [{"system": "DRNN-LWMA (Kim 2019)", "f1": 67.2}],
+    "drnn_lwma_pre": [{"system": "DRNN-LWMA-pre (Kim 2019)", "f1": 68.6}],
+    "lmc": [{"system": "DNN-A (Che et al. 2016)", "f1": 53.8}],
+}
+
+
+def _get(d: dict, *path: str, default: Any = None) -> Any:
+    for p in path:
+        if not isinstance(d, dict) or p not in d:
+            return default
+        d = d[p]
+    return d
+
+
+def _fmt(x: Any, nd: int = 1) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, (int, float)):
+        return f"{x:.{nd}f}"
+    return str(x)
+
+
+def _class(report: dict, name: str) -> dict:
+    """Per-class (or overall) P/R/F1 from a report.json, tolerant of layout."""
+    for key in ("classes", "per_class"):
+        c = _get(report, key, name)
+        if c is not None:
+            return c
+    if name == "OVERALL":
+        return report.get("overall", {})
+    return report.get(name, {})
+
+
+def _train_info(exp_dir: Path) -> dict[str, Any]:
+    info: dict[str, Any] = {}
+    log = exp_dir / "train_log.tsv"
+    if log.is_file():
+        with open(log, encoding="utf-8") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+        if rows:
+            info["epochs"] = len(rows)
+            secs = [float(r.get("seconds") or 0) for r in rows]
+            info["train_hours"] = sum(secs) / 3600
+            wps = [float(r["words_per_s"]) for r in rows if r.get("words_per_s")]
+            if wps:
+                info["train_wps"] = sum(wps) / len(wps)
+    for name in ("run.cmd", "cmd"):
+        p = exp_dir / name
+        if p.is_file():
+            info[name] = p.read_text(encoding="utf-8").strip().splitlines()[0]
+    cfg = exp_dir / "config.yaml"
+    if cfg.is_file():
+        import yaml
+
+        c = yaml.safe_load(cfg.read_text(encoding="utf-8")) or {}
+        info["model"] = c.get("model") or _get(c, "model", "name")
+        info["config"] = c
+    train_stats = exp_dir / "train_data.json"
+    if train_stats.is_file():
+        info["train_words"] = json.loads(train_stats.read_text()).get("words")
+    return info
+
+
+def collect(exp_root: Path) -> list[dict[str, Any]]:
+    """One row per scored decode: corpus, model dir, test set, report, training info."""
+    rows = []
+    for report_path in sorted(exp_root.glob("*/*/decode_*/scoring/report.json")):
+        decode_dir = report_path.parent.parent
+        exp_dir = decode_dir.parent
+        corpus = exp_dir.parent.name
+        try:
+            report = json.loads(report_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise PunctError(f"invalid JSON: {e.msg}", report_path, e.lineno) from None
+        stats = {}
+        if (decode_dir / "decode_stats.json").is_file():
+            stats = json.loads((decode_dir / "decode_stats.json").read_text(encoding="utf-8"))
+        rows.append(
+            {
+                "corpus": corpus,
+                "exp": exp_dir.name,
+                "exp_dir": str(exp_dir),
+                "set": decode_dir.name[len("decode_"):],
+                "report": report,
+                "decode": stats,
+                "train": _train_info(exp_dir),
+            }
+        )
+    return rows
+
+
+def _row_cmd(row: dict) -> str:
+    cmd = row["train"].get("run.cmd")
+    if cmd:
+        # the run.sh call that trained this model, extended to decoding and scoring
+        return cmd.replace("--stop-stage 6", "--stop-stage 9")
+    return f"python -m punct score data/{row['corpus']}/{row['set']} {row['exp_dir']}/decode_{row['set']}"
+
+
+def render(rows: list[dict[str, Any]]) -> str:
+    out = [
+        "# Results",
+        "",
+        "Generated by `python -m punct.bin.results --exp exp --out RESULTS.md` (stage 10 of `run.sh`)",
+        "from the experiment directories; do not edit by hand. P, R, F1, SER and Err in percent;",
+        "overall scores are micro-averaged over comma, period and question mark.",
+        f"Machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}.",
+        "",
+    ]
+    if not rows:
+        out.append("No scored experiments under exp/ yet.")
+        return "\n".join(out) + "\n"
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["corpus"], r["set"]), []).append(r)
+    for (corpus, set_name), rs in groups.items():
+        out += [f"## {corpus}: {set_name}", ""]
+        head = ["system", "train words"]
+        for c in MARK_LABELS:
+            head += [f"{c[:5]} P", f"{c[:5]} R", f"{c[:5]} F1"]
+        head += ["P", "R", "F1", "SER", "Err", "2-class F1", "epochs", "train h", "decode w/s"]
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        cmds = []
+        for i, r in enumerate(rs, 1):
+            rep, tr = r["report"], r["train"]
+            cells = [f"{r['exp']} [{i}]", _fmt(tr.get("train_words"), 0)]
+            for c in MARK_LABELS:
+                d = _class(rep, c)
+                cells += [_fmt(d.get("precision")), _fmt(d.get("recall")), _fmt(d.get("f1"))]
+            o = _class(rep, "OVERALL")
+            cells += [_fmt(o.get("precision")), _fmt(o.get("recall")), _fmt(o.get("f1"))]
+            cells += [_fmt(rep.get("ser")), _fmt(rep.get("err"))]
+            cells += [_fmt(_get(rep, "boundary", "f1"))]
+            cells += [_fmt(tr.get("epochs"), 0), _fmt(tr.get("train_hours"), 2), _fmt(r["decode"].get("words_per_s"), 0)]
+            out.append("| " + " | ".join(cells) + " |")
+            cmds.append(f"[{i}] `{_row_cmd(r)}`")
+            model = tr.get("model")
+            if set_name == "test2011" and model in PUBLISHED:
+                for pub in PUBLISHED[model]:
+                    pc = [pub["system"], "2.1M"] + ["-"] * (3 * len(MARK_LABELS))
+                    pc += ["-", "-", _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-", "-", "-", "-"]
+                    row = "| " + " | ".join(pc) + " |"
+                    if row not in out:
+                        out.append(row)
+        out += ["", "Commands that reproduce each row:", ""] + [f"- {c}" for c in cmds] + [""]
+    return "\n".join(out) + "\n"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="punct.bin.results", description=__doc__.split("\n\n")[0])
+    p.add_argument("--exp", default="exp", help="experiment root (default: exp)")
+    p.add_argument("--out", default="RESULTS.md", help="output Markdown file")
+    p.add_argument("--print", dest="print_dir", default=None, help="also print the score tables of this exp/<corpus> dir")
+    add_common(p)
+    return p
+
+
+def _main(args: argparse.Namespace) -> int:
+    exp_root = Path(args.exp)
+    if not exp_root.is_dir():
+        raise PunctError("experiment directory not found", exp_root)
+    rows = collect(exp_root)
+    with atomic_write(args.out) as f:
+        f.write(render(rows))
+    if args.print_dir:
+        want = Path(args.print_dir).name
+        for r in rows:
+            if r["corpus"] == want:
+                table = Path(r["exp_dir"]) / f"decode_{r['set']}" / "scoring" / "report.txt"
+                print(f"== {r['exp']} on {r['set']} ==")
+                print(table.read_text(encoding="utf-8") if table.is_file() else "(no report.txt)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, "punct.bin.results")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

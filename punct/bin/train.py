@@ -1,0 +1,53 @@
+"""Train a model from a config on prepared data directories (resumes if interrupted).
+
+    python -m punct.bin.train --config conf/tbrnn.yaml --train data/X/train \
+        --valid data/X/dev2012 --exp exp/tbrnn [--max-epochs N] [key=value ...]
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from punct.bin.common import add_common, require_inputs, run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="punct.bin.train", description=__doc__.splitlines()[0])
+    p.add_argument("--config", required=True, help="YAML training config (conf/*.yaml)")
+    p.add_argument("--train", required=True, help="training data directory (text + labels)")
+    p.add_argument("--valid", required=True, help="validation data directory (text + labels)")
+    p.add_argument("--exp", required=True, help="experiment directory (created; resumed if it holds checkpoint.pt)")
+    p.add_argument("--max-epochs", type=int, default=None, help="override max_epochs")
+    p.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides, e.g. lr=0.01 model_args.hidden_size=128")
+    add_common(p)
+    return p
+
+
+def _main(args: argparse.Namespace) -> int:
+    require_inputs([args.config])
+    for d in (args.train, args.valid):
+        require_inputs([d], "data directory")
+        require_inputs([Path(d) / "text", Path(d) / "labels"])
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+
+    overrides = list(args.overrides)
+    if args.max_epochs is not None:
+        overrides.append(f"max_epochs={args.max_epochs}")
+    cfg = load_config(args.config, TrainConfig, overrides)
+    from punct.engine.train import train
+
+    command = "python -m punct.bin.train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    train(cfg, args.train, args.valid, args.exp, command=command)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="punct.bin.train")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""Training slices and mini-batches (Tilk & Alumäe 2016; punctuator2 ``data.py``).
+
+All utterances of a set are read as one word stream (in data-directory order,
+as punctuator2 reads its text files). A slice of up to ``length`` words starts
+at a sentence start; it ends where the window ends, and the next slice starts
+right after the last sentence end (PERIOD/QUESTION) inside it, so the
+unfinished sentence at the end of a slice is carried into the next one.
+punctuator2 keeps the carried words in the first slice's loss too
+(``tail_in_loss: true``); ``false`` leaves them out of it there.
+A sentence longer than a slice is skipped as punctuator2 does
+(``long_sentences: skip``) or cut into slice-sized pieces (``cut``).
+The last, shorter slice of the stream is kept (punctuator2 drops it).
+
+Slices are precomputed once as numpy arrays (``ids`` int32, ``labels`` int8
+with -1 = no loss / padding, ``lengths`` int32) and cached as ``.npz``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from punct.labels import LABELS, SENTENCE_END, label_id
+
+log = logging.getLogger(__name__)
+
+IGNORE = -1
+_EOS_IDS = np.array(sorted(label_id(lab) for lab in SENTENCE_END), dtype=np.int8)
+
+
+@dataclass
+class Slices:
+    ids: np.ndarray  # int32 [N, L], 0 (= <pad>) on padding
+    labels: np.ndarray  # int8 [N, L], IGNORE on padding and on words left out of the loss
+    lengths: np.ndarray  # int32 [N]
+
+    def __len__(self) -> int:
+        return int(self.lengths.shape[0])
+
+    @property
+    def n_loss_words(self) -> int:
+        return int((self.labels >= 0).sum())
+
+
+def slice_bounds(
+    labels: np.ndarray, length: int, tail_in_loss: bool = True, long_sentences: str = "skip"
+) -> list[tuple[int, int, int]]:
+    """Slices of a label stream as (start, end, loss_end): words [start, end) are
+    input, [start, loss_end) are in the loss."""
+    if long_sentences not in ("skip", "cut"):
+        raise ValueError(f"long_sentences must be 'skip' or 'cut', got {long_sentences!r}")
+    n = len(labels)
+    ends = np.flatnonzero(np.isin(labels, _EOS_IDS))  # positions of sentence-final words
+    out: list[tuple[int, int, int]] = []
+    i = 0
+    while i < n:
+        end = min(i + length, n)
+        if end == n:
+            out.append((i, n, n))
+            break
+        k = np.searchsorted(ends, end) - 1  # last sentence end < end
+        if k >= 0 and ends[k] >= i:
+            last = int(ends[k])
+            out.append((i, end, end if tail_in_loss else last + 1))
+            i = last + 1
+        elif long_sentences == "cut":
+            out.append((i, end, end))
+            i = end
+        else:  # skip the rest of this sentence
+            k = np.searchsorted(ends, end)
+            if k >= len(ends):
+                break
+            i = int(ends[k]) + 1
+    return out
+
+
+def make_slices(
+    word_ids: Sequence[int] | np.ndarray,
+    label_ids: Sequence[int] | np.ndarray,
+    length: int,
+    tail_in_loss: bool = True,
+    long_sentences: str = "skip",
+) -> Slices:
+    """Cut a word/label stream into training slices (see the module docstring)."""
+    w = np.asarray(word_ids, dtype=np.int32)
+    y = np.asarray(label_ids, dtype=np.int8)
+    bounds = slice_bounds(y, length, tail_in_loss, long_sentences)
+    L = max([e - s for s, e, _ in bounds], default=1)
+    ids = np.zeros((len(bounds), L), dtype=np.int32)
+    labels = np.full((len(bounds), L), IGNORE, dtype=np.int8)
+    lengths = np.zeros(len(bounds), dtype=np.int32)
+    for r, (s, e, le) in enumerate(bounds):
+        ids[r, : e - s] = w[s:e]
+        labels[r, : le - s] = y[s:le]
+        lengths[r] = e - s
+    return Slices(ids, labels, lengths)
+
+
+def stream_of(utts, vocab) -> tuple[np.ndarray, np.ndarray]:
+    """Word ids and label ids of all utterances, concatenated."""
+    lab_index = {lab: i for i, lab in enumerate(LABELS)}
+    words: list[int] = []
+    labs: list[int] = []
+    for u in utts:
+        words.extend(vocab.encode(u.texts))
+        labs.extend(lab_index[lab] for lab in u.labels)
+    return np.asarray(words, dtype=np.int32), np.asarray(labs, dtype=np.int8)
+
+
+def _file_stamp(data_dir: Path) -> list:
+    return [[name, (data_dir / name).stat().st_size, (data_dir / name).stat().st_mtime_ns] for name in ("text", "labels")]
+
+
+def load_slices(
+    data_dir: str | Path,
+    vocab,
+    length: int,
+    tail_in_loss: bool = True,
+    long_sentences: str = "skip",
+    cache: str | Path | None = None,
+) -> Slices:
+    """Slices of data directory ``data_dir``; reuse ``cache`` (an .npz path) when it
+    was made from the same files, vocabulary and slicing options."""
+    from punct.datadir import load_utterances
+    from punct.fsutil import atomic_write
+
+    data_dir = Path(data_dir)
+    key = {
+        "data_dir": str(data_dir.resolve()),
+        "files": _file_stamp(data_dir) if (data_dir / "labels").is_file() else None,
+        "vocab": vocab.digest(),
+        "length": length,
+        "tail_in_loss": tail_in_loss,
+        "long_sentences": long_sentences,
+    }
+    if cache is not None:
+        cache = Path(cache)
+        key_path = cache.with_suffix(".json")
+        if cache.is_file() and key_path.is_file():
+            try:
+                if json.loads(key_path.read_text()) == key:
+                    with np.load(cache, allow_pickle=False) as z:
+                        s = Slices(z["ids"], z["labels"], z["lengths"])
+                    log.info("loaded %d slices of %s from cache %s", len(s), data_dir, cache)
+                    return s
+            except (OSError, ValueError, KeyError) as e:
+                log.warning("ignoring unreadable slice cache %s: %s", cache, e)
+    utts = load_utterances(data_dir)
+    w, y = stream_of(utts, vocab)
+    s = make_slices(w, y, length, tail_in_loss, long_sentences)
+    n_unk = int((w == 1).sum())
+    log.info(
+        "%s: %d utterances, %d words (%.2f%% <unk>) -> %d slices of <= %d words",
+        data_dir, len(utts), len(w), 100.0 * n_unk / max(1, len(w)), len(s), length,
+    )
+    if cache is not None:
+        with atomic_write(cache, "wb", encoding=None) as f:
+            np.savez(f, ids=s.ids, labels=s.labels, lengths=s.lengths)
+        with atomic_write(cache.with_suffix(".json")) as f:
+            json.dump(key, f)
+    return s
+
+
+def epoch_order(n: int, batch_size: int, seed: int, epoch: int, shuffle: bool = True) -> list[np.ndarray]:
+    """The batches (arrays of slice indices) of one epoch; a pure function of
+    (seed, epoch), so a resumed run rebuilds the same order."""
+    order = np.random.default_rng([seed, epoch]).permutation(n) if shuffle else np.arange(n)
+    return [order[i : i + batch_size] for i in range(0, n, batch_size)]
+
+
+def collate(slices: Slices, idx: np.ndarray):
+    """Tensors of a batch: ids ``[b,T]`` long, mask ``[b,T]`` bool, targets ``[b,T]``
+    long with -100 (ignored by cross_entropy) off the loss; T = longest slice."""
+    import torch
+
+    T = int(slices.lengths[idx].max())
+    ids = torch.from_numpy(slices.ids[idx, :T].astype(np.int64))
+    mask = torch.from_numpy(np.arange(T)[None, :] < slices.lengths[idx][:, None])
+    y = slices.labels[idx, :T].astype(np.int64)
+    y[y < 0] = -100
+    return ids, mask, torch.from_numpy(y)
+
+
+def iter_batches(slices: Slices, batches: list[np.ndarray], start: int = 0) -> Iterator[tuple]:
+    for b in batches[start:]:
+        yield collate(slices, b)

@@ -1,0 +1,54 @@
+"""Checkpoint files: model weights, config and vocabulary together, loadable on CPU.
+
+``best.pt`` holds what decoding needs; ``checkpoint.pt`` adds the optimizer,
+the training position and the RNG state. Both load with ``weights_only=True``
+(plain tensors, dicts, lists and numbers; no pickled objects).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from punct.errors import PunctError
+from punct.fsutil import atomic_write
+from punct.labels import LABELS
+
+FORMAT = "punct-model-1"
+
+
+def save(path: str | Path, payload: dict[str, Any]) -> None:
+    """Write ``payload`` with torch.save, atomically."""
+    payload = dict(payload, format=FORMAT)
+    with atomic_write(path, "wb", encoding=None) as f:
+        torch.save(payload, f)
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Read a checkpoint written by ``save`` onto the CPU."""
+    path = Path(path)
+    if not path.is_file():
+        raise PunctError("model file not found", path)
+    try:
+        ck = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises several types for a corrupt file
+        raise PunctError(f"cannot read checkpoint: {e}", path) from None
+    if not isinstance(ck, dict) or ck.get("format") != FORMAT:
+        raise PunctError(f"not a punct checkpoint (expected format {FORMAT})", path)
+    if tuple(ck.get("labels", ())) != LABELS:
+        raise PunctError(f"checkpoint labels {ck.get('labels')} differ from {list(LABELS)}", path)
+    return ck
+
+
+def load_model(path: str | Path):
+    """(model in eval mode, Vocabulary, checkpoint dict) from a best.pt/checkpoint.pt."""
+    from punct.engine.vocab import Vocabulary
+    from punct.models import build_model
+
+    ck = load(path)
+    vocab = Vocabulary.from_list(ck["vocab"])
+    model = build_model(ck["model"], ck["model_args"], len(vocab))
+    model.load_state_dict(ck["state_dict"])
+    model.eval()
+    return model, vocab, ck

@@ -1,0 +1,114 @@
+"""Decoding with predicted sentence boundaries (Tilk & Alumäe 2016; punctuator2
+``punctuator.py``).
+
+Each utterance is read as a stream: a window of up to ``window`` words is run
+through the model; predictions are accepted up to the last predicted sentence
+end (PERIOD/QUESTION) in the window and the next window starts at the word after
+it. If the window predicts no sentence end, all of it but its last word is
+accepted (the last word lacks right context; punctuator2 does the same). When a
+window reaches the end of the utterance, all of it is accepted. Windows of many
+utterances are batched together (one stream per utterance).
+"""
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from punct.errors import PunctError
+from punct.labels import LABELS, SENTENCE_END, label_id, mark_of
+from punct.words import Utterance, Word
+
+log = logging.getLogger(__name__)
+
+_EOS = frozenset(label_id(lab) for lab in SENTENCE_END)
+
+
+def accept_count(pred: Sequence[int], at_end: bool) -> int:
+    """How many predictions of a window to accept (see the module docstring)."""
+    n = len(pred)
+    if at_end:
+        return n
+    for k in range(n - 2, -1, -1):
+        if pred[k] in _EOS:
+            return k + 1
+    return max(1, n - 1)
+
+
+@torch.no_grad()
+def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128) -> list[list[int]]:
+    """Label ids for every word of every stream of word ids, windows following predicted boundaries."""
+    if window < 2:
+        raise ValueError("window must be at least 2 words")
+    model.eval()
+    out: list[list[int]] = [[] for _ in streams]
+    pos = [0] * len(streams)
+    active = [i for i, s in enumerate(streams) if s]
+    while active:
+        still = []
+        for c in range(0, len(active), batch_size):
+            chunk = active[c : c + batch_size]
+            wins = [streams[i][pos[i] : pos[i] + window] for i in chunk]
+            T = max(len(w) for w in wins)
+            ids = torch.zeros(len(wins), T, dtype=torch.long)
+            mask = torch.zeros(len(wins), T, dtype=torch.bool)
+            for r, w in enumerate(wins):
+                ids[r, : len(w)] = torch.tensor(w, dtype=torch.long)
+                mask[r, : len(w)] = True
+            pred = model(ids, mask).argmax(-1).tolist()
+            for r, i in enumerate(chunk):
+                p = pred[r][: len(wins[r])]
+                at_end = pos[i] + len(wins[r]) >= len(streams[i])
+                k = accept_count(p, at_end)
+                out[i].extend(p[:k])
+                pos[i] += k
+                if pos[i] < len(streams[i]):
+                    still.append(i)
+        active = still
+    return out
+
+
+def decode(model_path: str | Path, data_dir: str | Path, window: int | None = None, batch_size: int | None = None,
+           threads: int | None = None) -> list[Utterance]:
+    """Punctuate the words of data directory ``data_dir`` with the model in ``model_path``;
+    returns the utterances with predicted labels (the input labels, if any, are replaced)."""
+    from punct.datadir import load_utterances
+    from punct.engine.checkpoint import load_model
+
+    model, vocab, ck = load_model(model_path)
+    tc = ck.get("train_config", {})
+    window = window or int(tc.get("slice_length", 200))
+    batch_size = batch_size or int(tc.get("batch_size", 128))
+    if threads:
+        torch.set_num_threads(threads)
+    utts = load_utterances(data_dir, require_labels=False)
+    streams = [vocab.encode(u.texts) for u in utts]
+    n_words = sum(len(s) for s in streams)
+    t0 = time.monotonic()
+    preds = predict_streams(model, streams, window, batch_size)
+    dt = time.monotonic() - t0
+    log.info("decoded %d utterances, %d words in %.1f s (%.0f words/s)", len(utts), n_words, dt, n_words / max(dt, 1e-9))
+    out = []
+    for u, p in zip(utts, preds):
+        if len(p) != len(u.words):
+            raise PunctError(f"internal error: {len(p)} predictions for {len(u.words)} words of {u.id}")
+        words = [Word(text=w.text, label=LABELS[i], start=w.start, end=w.end) for w, i in zip(u.words, p)]
+        out.append(Utterance(id=u.id, words=words, speaker=u.speaker))
+    return out
+
+
+def punctuated_text(utt: Utterance) -> str:
+    """``word word, word.``: each word followed by the mark of its label."""
+    return " ".join(w.text + mark_of(w.label) for w in utt.words)
+
+
+def write_decode(out_dir: str | Path, utts: list[Utterance]) -> None:
+    """A data directory of the predictions (``text``, ``labels``, ...) plus ``text.punct``."""
+    from punct.datadir import write_datadir, write_table
+
+    out_dir = Path(out_dir)
+    write_datadir(out_dir, utts)
+    write_table(out_dir / "text.punct", {u.id: punctuated_text(u) for u in utts})

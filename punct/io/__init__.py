@@ -1,0 +1,108 @@
+"""Readers and writers of word-level formats, behind one registry.
+
+Each format is a module under ``punct/io/`` that defines
+
+``NAME``        the format name (``"ctm"``, ``"nlp"``, ...)
+``EXTENSIONS``  file name endings it claims (``(".ctm",)``), lower case
+``read(path) -> list[Utterance]``            (optional: a write-only format has none)
+``write(utts, path) -> None``                (optional: a read-only format has none)
+``sniff(head: str) -> bool``                 (optional: True if the first lines look like it)
+
+and is listed in FORMAT_MODULES. Readers validate their input and raise
+``punct.errors.PunctError(message, path, line)``; writers write atomically
+(``punct.fsutil.atomic_write``). Words carry their label (the mark after the
+word), times and speaker when the format has them. A data directory is read
+through ``punct.datadir``. Adding a format = one module + one line here.
+
+Importing this package imports no format module and no third-party package.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+from typing import Iterable
+
+from punct.errors import PunctError
+from punct.words import Utterance
+
+#: format name -> module (imported lazily, in this order when sniffing)
+FORMAT_MODULES: dict[str, str] = {}
+
+
+def register_format(name: str, module: str) -> None:
+    """Make ``module`` (a dotted module path) the reader/writer of format ``name``."""
+    FORMAT_MODULES[name] = module
+
+
+def format_module(name: str) -> ModuleType:
+    """The module of format ``name``; a PunctError lists the known formats."""
+    if name not in FORMAT_MODULES:
+        raise PunctError(f"unknown format {name!r} (known: {', '.join(sorted(FORMAT_MODULES)) or 'none'})")
+    return importlib.import_module(FORMAT_MODULES[name])
+
+
+def format_names() -> list[str]:
+    return sorted(FORMAT_MODULES)
+
+
+def detect_format(path: str | Path) -> str:
+    """The format of ``path``: ``datadir`` for a directory, else by extension, else by sniffing."""
+    path = Path(path)
+    if path.is_dir():
+        return "datadir"
+    name = path.name.lower()
+    matches = []
+    for fmt in FORMAT_MODULES:
+        exts = getattr(format_module(fmt), "EXTENSIONS", ())
+        for ext in exts:
+            if name.endswith(ext):
+                matches.append((len(ext), fmt))
+    if matches:
+        return max(matches)[1]
+    if not path.is_file():
+        raise PunctError("file not found", path)
+    with open(path, "rb") as f:
+        head = f.read(8192).decode("utf-8", errors="replace")
+    for fmt in FORMAT_MODULES:
+        sniff = getattr(format_module(fmt), "sniff", None)
+        if sniff is not None and sniff(head):
+            return fmt
+    raise PunctError(f"cannot tell the format of this file (use --format; known: {', '.join(format_names())})", path)
+
+
+def read_any(path: str | Path, fmt: str | None = None) -> list[Utterance]:
+    """Read ``path`` as ``fmt`` (detected when None) into utterances."""
+    path = Path(path)
+    fmt = fmt or detect_format(path)
+    if fmt == "datadir":
+        from punct.datadir import load_utterances
+
+        return load_utterances(path, require_labels=False)
+    mod = format_module(fmt)
+    if not hasattr(mod, "read"):
+        raise PunctError(f"format {fmt!r} cannot be read", path)
+    if not path.exists():
+        raise PunctError("file not found", path)
+    return mod.read(path)
+
+
+def write_any(utts: Iterable[Utterance], path: str | Path, fmt: str | None = None) -> None:
+    """Write utterances to ``path`` as ``fmt`` (by extension when None)."""
+    path = Path(path)
+    utts = list(utts)
+    if fmt is None:
+        name = path.name.lower()
+        cands = [(len(e), f) for f in FORMAT_MODULES for e in getattr(format_module(f), "EXTENSIONS", ()) if name.endswith(e)]
+        if not cands:
+            raise PunctError(f"cannot tell the output format from the file name (known: {', '.join(format_names())})", path)
+        fmt = max(cands)[1]
+    if fmt == "datadir":
+        from punct.datadir import write_datadir
+
+        write_datadir(path, utts)
+        return
+    mod = format_module(fmt)
+    if not hasattr(mod, "write"):
+        raise PunctError(f"format {fmt!r} cannot be written", path)
+    mod.write(utts, path)

@@ -1,0 +1,83 @@
+"""Model registry: ``build_model(name, cfg, vocab_size)`` for every model family.
+
+A model is a module under ``punct/models/`` that defines an ``nn.Module`` whose
+constructor arguments are its config (plus ``vocab_size``), with a nested
+``Config`` dataclass listing those arguments and their defaults, decorated with
+``@register("name")``. Adding a model = that module + one line in MODEL_MODULES
++ a YAML file under ``conf/``.
+
+Importing this package does not import torch: model modules are imported the
+first time their name is asked for.
+
+Every model's ``forward(ids, mask, feats=None)`` takes word ids ``[B,T]`` (the
+words only, no end token: a model that wants ``</s>`` appends it itself), a
+bool mask ``[B,T]`` (True on words, padding at the end) and optional per-word
+features ``[B,T,F]``, and returns logits ``[B,T,len(LABELS)]`` where position
+t is the mark AFTER word t.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from typing import Any, Callable, Mapping
+
+#: Special tokens: every vocabulary starts with these, in this order, so models
+#: can rely on the ids without seeing the vocabulary.
+PAD, UNK, EOS = "<pad>", "<unk>", "</s>"
+PAD_ID, UNK_ID, EOS_ID = 0, 1, 2
+SPECIALS: tuple[str, ...] = (PAD, UNK, EOS)
+
+#: model name -> module that registers it (imported lazily).
+MODEL_MODULES: dict[str, str] = {
+    "tbrnn": "punct.models.tbrnn",
+}
+
+#: model name -> class; filled by @register when a model module is imported.
+MODELS: dict[str, type] = {}
+
+
+def register(name: str) -> Callable[[type], type]:
+    """Class decorator: make a model class buildable as ``name``."""
+
+    def deco(cls: type) -> type:
+        if name in MODELS and MODELS[name] is not cls:
+            raise ValueError(f"model {name!r} registered twice")
+        if not dataclasses.is_dataclass(getattr(cls, "Config", None)):
+            raise TypeError(f"model class {cls.__name__} needs a nested Config dataclass")
+        MODELS[name] = cls
+        return cls
+
+    return deco
+
+
+def model_names() -> list[str]:
+    return sorted(set(MODEL_MODULES) | set(MODELS))
+
+
+def get_model_class(name: str) -> type:
+    """The class registered as ``name`` (imports its module on first use)."""
+    from punct.errors import PunctError
+
+    if name not in MODELS and name in MODEL_MODULES:
+        importlib.import_module(MODEL_MODULES[name])
+    if name not in MODELS:
+        raise PunctError(f"unknown model {name!r} (known: {', '.join(model_names())})")
+    return MODELS[name]
+
+
+def model_config(name: str, cfg: Mapping[str, Any] | None, where: str = "model_args") -> Any:
+    """Check ``cfg`` against the model's Config dataclass (unknown key = error) and fill defaults."""
+    from punct.config import from_dict
+
+    return from_dict(get_model_class(name).Config, dict(cfg or {}), where)
+
+
+def resolved_model_args(name: str, cfg: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The model's full argument dict (defaults filled in), as saved in checkpoints."""
+    return dataclasses.asdict(model_config(name, cfg))
+
+
+def build_model(name: str, cfg: Mapping[str, Any] | None, vocab_size: int):
+    """Build model ``name`` with arguments ``cfg`` (a dict, checked) for ``vocab_size`` word ids."""
+    args = resolved_model_args(name, cfg)
+    return get_model_class(name)(vocab_size=vocab_size, **args)

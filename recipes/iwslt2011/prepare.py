@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Prepare the IWSLT2011 TED benchmark as Kaldi-style data directories.
+
+Writes ``<out-dir>/test2011`` and ``<out-dir>/dev2012`` from the benchmark files
+(``word<TAB>LABEL`` per line) and ``<out-dir>/<train-name>`` from the TED talk
+transcripts (``ted/talks/*.md``), tokenized like the test set by punct.textnorm.
+Each set is built under a temporary name, validated, renamed into place and
+marked done; a set already done is skipped unless ``--force``.
+
+Usage: python recipes/iwslt2011/prepare.py --corpus-dir DIR --out-dir data/iwslt2011
+           [--train-words N] [--dev-words N] [--test-words N] [--train-name NAME]
+See recipes/iwslt2011/README.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Iterable, Iterator
+
+try:
+    import punct  # noqa: F401
+except ImportError:  # run as a script without PYTHONPATH: the repository root
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from punct.bin.common import add_common, require_inputs, run
+from punct.datadir import validate_datadir, write_datadir
+from punct.errors import PunctError
+from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
+from punct.labels import LABELS, SENTENCE_END, is_label, stronger
+from punct.textnorm import normalize_written
+from punct.words import Utterance, Word
+
+log = logging.getLogger("punct.recipes.iwslt2011")
+
+BENCHMARK_SETS = ("test2011", "dev2012")
+#: Header lines of the talk files that are not speech.
+_HEADER_RE = re.compile(r"^\s*(Translator|Reviewer|Transcriber|Translated by|Reviewed by)\s*:", re.I)
+_UNSAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+# ---------------------------------------------------------------- benchmark sets
+
+
+def read_benchmark(path: Path) -> tuple[list[Word], int]:
+    """Read ``word<TAB>LABEL`` lines; return the words and the number of empty-word lines.
+
+    An empty word with a label gives its mark to the previous word (the stronger
+    label wins). A label outside the set or a malformed line raises PunctError.
+    """
+    words: list[Word] = []
+    empty = 0
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8").rstrip("\n").rstrip("\r")
+            except UnicodeDecodeError:
+                raise PunctError("line is not valid UTF-8", path, lineno) from None
+            fields = line.split("\t")
+            if len(fields) != 2:
+                raise PunctError(f"expected 'word<TAB>LABEL', got {line[:60]!r}", path, lineno)
+            word, label = fields[0].strip(), fields[1].strip()
+            if not is_label(label):
+                raise PunctError(f"unknown label {label!r} (expected one of {' '.join(LABELS)})", path, lineno)
+            if not word:
+                empty += 1
+                if words:
+                    words[-1].label = stronger(words[-1].label, label)
+                else:
+                    log.warning("%s:%d: empty word with label %s before any word: dropped", path, lineno, label)
+                continue
+            if any(c.isspace() for c in word):
+                raise PunctError(f"word {word!r} contains white space", path, lineno)
+            words.append(Word(text=word, label=label))
+    if not words:
+        raise PunctError("no words", path)
+    return words, empty
+
+
+def split_sentences(words: list[Word], name: str, target: int = 1000) -> list[Utterance]:
+    """Cut a word stream into utterances of about ``target`` words, only after PERIOD/QUESTION.
+
+    Ids are ``<name>-0001``...; concatenating the utterances gives back the stream.
+    """
+    utts: list[Utterance] = []
+    cur: list[Word] = []
+    for w in words:
+        cur.append(w)
+        if len(cur) >= target and w.label in SENTENCE_END:
+            utts.append(Utterance(id=f"{name}-{len(utts) + 1:04d}", words=cur))
+            cur = []
+    if cur:
+        utts.append(Utterance(id=f"{name}-{len(utts) + 1:04d}", words=cur))
+    return utts
+
+
+def take_words(utts: Iterable[Utterance], limit: int) -> list[Utterance]:
+    """Whole utterances in order until ``limit`` words are reached (0 = all)."""
+    out: list[Utterance] = []
+    total = 0
+    for u in utts:
+        if limit and total >= limit:
+            break
+        out.append(u)
+        total += len(u)
+    return out
+
+
+# ---------------------------------------------------------------- training talks
+
+
+def safe_ids(stems: list[str]) -> list[str]:
+    """Utterance ids from file stems: only [A-Za-z0-9_-], unique (a numeric suffix if needed)."""
+    seen: set[str] = set()
+    out = []
+    for s in stems:
+        base = _UNSAFE_ID_RE.sub("_", s).strip("_") or "talk"
+        uid, k = base, 1
+        while uid in seen:
+            k += 1
+            uid = f"{base}-{k}"
+        seen.add(uid)
+        out.append(uid)
+    return out
+
+
+def talk_text(path: Path) -> str:
+    """The speech text of one talk file: header lines dropped, broken lines joined."""
+    with open(path, encoding="utf-8") as f:
+        lines = [ln.strip() for ln in f]
+    return " ".join(ln for ln in lines if ln and not _HEADER_RE.match(ln))
+
+
+def _tokenize_talk(path: str) -> tuple[str, list[tuple[str, str]] | None, str | None]:
+    """Worker: (path, [(word, label)...] or None, error message or None)."""
+    p = Path(path)
+    try:
+        text = talk_text(p)
+    except UnicodeDecodeError as e:
+        return path, None, f"not valid UTF-8 at byte {e.start}"
+    if not text.strip():
+        return path, [], None
+    return path, [(w.text, w.label) for w in normalize_written(text)], None
+
+
+def iter_talks(files: list[Path], nj: int) -> Iterator[tuple[Path, list[Word]]]:
+    """Tokenize talk files in order (``nj`` worker processes); yields (file, words)."""
+    paths = [str(f) for f in files]
+    if nj <= 1 or len(paths) < 8:
+        results: Iterable = map(_tokenize_talk, paths)
+        pool = None
+    else:
+        import multiprocessing as mp
+
+        pool = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn").Pool(nj)
+        results = pool.imap(_tokenize_talk, paths, chunksize=4)
+    try:
+        for path, pairs, err in results:
+            if err is not None:
+                raise PunctError(err, path)
+            yield Path(path), [Word(text=w, label=lab) for w, lab in pairs]
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+def read_train(talks_dir: Path, limit: int, nj: int) -> tuple[list[Utterance], dict]:
+    """One utterance per talk, sorted by file name, whole talks until ``limit`` words (0 = all)."""
+    files = sorted(talks_dir.glob("*.md"), key=lambda p: p.name)
+    if not files:
+        raise PunctError("no *.md talk files", talks_dir)
+    ids = dict(zip(files, safe_ids([f.stem for f in files])))
+    utts: list[Utterance] = []
+    total = 0
+    skipped = 0
+    progress = None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        progress = tqdm(total=limit or None, unit="word", desc="train", file=sys.stderr)
+    try:
+        for path, words in iter_talks(files, nj):
+            if not words:
+                log.warning("%s: empty talk (no words): skipped", path)
+                skipped += 1
+                continue
+            utts.append(Utterance(id=ids[path], words=words))
+            total += len(words)
+            if progress is not None:
+                progress.update(len(words))
+            if limit and total >= limit:
+                break
+    finally:
+        if progress is not None:
+            progress.close()
+    if not utts:
+        raise PunctError("no talk has any words", talks_dir)
+    return utts, {"talk_files": len(files), "talks_used": len(utts), "talks_skipped_empty": skipped}
+
+
+# ---------------------------------------------------------------- writing
+
+
+def set_stats(utts: list[Utterance], extra: dict | None = None) -> dict:
+    counts = Counter(w.label for u in utts for w in u.words)
+    vocab = Counter(w.text for u in utts for w in u.words)
+    stats = {
+        "utterances": len(utts),
+        "words": sum(len(u) for u in utts),
+        "labels": {lab: counts.get(lab, 0) for lab in LABELS},
+        "types": len(vocab),
+        "types_min2": sum(1 for c in vocab.values() if c >= 2),
+    }
+    stats.update(extra or {})
+    return stats
+
+
+def write_set(out: Path, utts: list[Utterance], stats: dict) -> None:
+    """Build ``out`` atomically: data files, validation, stats.json; then mark it done."""
+    with atomic_dir(out) as tmp:
+        write_datadir(tmp, utts)
+        n = validate_datadir(tmp)
+        if n != stats["words"]:
+            raise PunctError(f"validation counted {n} words, expected {stats['words']}", out)
+        with atomic_write(tmp / "stats.json") as f:
+            json.dump(stats, f, indent=2, sort_keys=True)
+            f.write("\n")
+    mark_done(out)
+    log.info("%s: %d utterances, %d words, labels %s", out, stats["utterances"], stats["words"],
+             " ".join(f"{k}={v}" for k, v in stats["labels"].items()))
+
+
+def _bool(s: str) -> bool:
+    v = s.lower()
+    if v in ("1", "true", "yes", "y"):
+        return True
+    if v in ("0", "false", "no", "n"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {s!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="prepare.py",
+        description="Prepare IWSLT2011 (test2011, dev2012) and TED training talks as punct data directories.",
+    )
+    p.add_argument("--corpus-dir", required=True, type=Path,
+                   help="folder holding iwslt2011/{test2011,dev2012} and ted/talks/*.md")
+    p.add_argument("--out-dir", required=True, type=Path, help="output folder, e.g. data/iwslt2011")
+    p.add_argument("--train-words", type=int, default=0,
+                   help="whole talks in file-name order until N words (2100000 = the paper's budget; 0 = all)")
+    p.add_argument("--dev-words", type=int, default=0, help="prefix of whole dev2012 utterances, N words (0 = all)")
+    p.add_argument("--test-words", type=int, default=0, help="prefix of whole test2011 utterances, N words (0 = all)")
+    p.add_argument("--train-name", default="train", help="name of the training set folder (default: train)")
+    p.add_argument("--utt-words", type=int, default=1000,
+                   help="benchmark utterance length in words; cuts only after PERIOD/QUESTION (default 1000)")
+    p.add_argument("--sets", default="test2011,dev2012,train",
+                   help="comma-separated sets to prepare (default: test2011,dev2012,train)")
+    p.add_argument("--nj", type=int, default=2, help="worker processes for tokenizing talks (default 2)")
+    p.add_argument("--force", nargs="?", const=True, default=False, type=_bool,
+                   help="rebuild sets already done (--force or --force true)")
+    add_common(p)
+    return p
+
+
+def _main(args: argparse.Namespace) -> int:
+    corpus: Path = args.corpus_dir
+    wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
+    for s in wanted:
+        if s not in (*BENCHMARK_SETS, "train"):
+            raise PunctError(f"unknown set {s!r} in --sets (expected test2011, dev2012, train)")
+    for opt in ("train_words", "dev_words", "test_words"):
+        if getattr(args, opt) < 0:
+            raise PunctError(f"--{opt.replace('_', '-')} must be >= 0")
+    if args.utt_words < 1:
+        raise PunctError("--utt-words must be >= 1")
+    inputs = [corpus]
+    inputs += [corpus / "iwslt2011" / s for s in BENCHMARK_SETS if s in wanted]
+    if "train" in wanted:
+        inputs.append(corpus / "ted" / "talks")
+    require_inputs(inputs)
+    if args.train_name in BENCHMARK_SETS or not re.fullmatch(r"[A-Za-z0-9_.-]+", args.train_name):
+        raise PunctError(f"bad --train-name {args.train_name!r}")
+
+    for name in BENCHMARK_SETS:
+        if name not in wanted:
+            continue
+        out = args.out_dir / name
+        if is_done(out) and not args.force:
+            log.info("%s: already done, skipped (use --force to rebuild)", out)
+            continue
+        t0 = time.time()
+        src = corpus / "iwslt2011" / name
+        words, empty = read_benchmark(src)
+        log.info("%s: %d words; %d empty-word lines gave their mark to the previous word", src, len(words), empty)
+        limit = args.test_words if name == "test2011" else args.dev_words
+        utts = take_words(split_sentences(words, name, args.utt_words), limit)
+        stats = set_stats(utts, {"source": str(src), "empty_word_lines_fixed": empty, "words_requested": limit})
+        write_set(out, utts, stats)
+        log.info("%s: done in %.1f s", name, time.time() - t0)
+
+    if "train" in wanted:
+        out = args.out_dir / args.train_name
+        if is_done(out) and not args.force:
+            log.info("%s: already done, skipped (use --force to rebuild)", out)
+            return 0
+        t0 = time.time()
+        talks = corpus / "ted" / "talks"
+        utts, info = read_train(talks, args.train_words, args.nj)
+        stats = set_stats(utts, {"source": str(talks), "empty_word_lines_fixed": 0,
+                                 "words_requested": args.train_words, **info})
+        log.info("%s: %d of %d talk files used (%d empty skipped), %d words, %d types, %d seen at least twice",
+                 talks, info["talks_used"], info["talk_files"], info["talks_skipped_empty"], stats["words"],
+                 stats["types"], stats["types_min2"])
+        write_set(out, utts, stats)
+        log.info("%s: done in %.1f s", args.train_name, time.time() - t0)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="prepare.py")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from punct.datadir import load_utterances
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("module", ["punct.bin.train", "punct.bin.decode"])
+def test_help_does_not_import_torch(module):
+    code = f"import sys; from {module} import main\ntry:\n  main(['--help'])\nexcept SystemExit as e:\n  assert e.code == 0\nassert 'torch' not in sys.modules, 'torch imported'\n"
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stderr
+    assert "usage" in r.stdout
+
+
+def test_missing_inputs_exit_1(tiny_data, tmp_path, capsys):
+    from punct.bin import decode, train
+
+    tr, dev = tiny_data
+    rc = train.main(["--config", str(ROOT / "conf/tbrnn.yaml"), "--train", str(tmp_path / "nope"), "--valid", str(dev),
+                     "--exp", str(tmp_path / "exp")])
+    assert rc == 1
+    assert "nope" in capsys.readouterr().err
+    rc = decode.main(["--model", str(tmp_path / "none.pt"), "--data", str(dev), "--out", str(tmp_path / "o")])
+    assert rc == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {tmp_path / 'none.pt'}: model file not found"]
+
+
+def test_train_then_decode(tiny_data, tiny_args, tmp_path):
+    from punct.bin import decode, train
+
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    assert train.main(["--config", str(ROOT / "conf/tbrnn.yaml"), "--train", str(tr), "--valid", str(dev), "--exp", str(exp),
+                       "--max-epochs", "1", "batch_size=4", "slice_length=20", *tiny_args]) == 0
+    out = tmp_path / "dec"
+    assert decode.main(["--model", str(exp / "best.pt"), "--data", str(dev), "--out", str(out), "--window", "7"]) == 0
+    hyp = load_utterances(out)
+    ref = load_utterances(dev)
+    assert [u.texts for u in hyp] == [u.texts for u in ref]
+    lines = (out / "text.punct").read_text().splitlines()
+    assert len(lines) == len(ref) and lines[0].split()[0] == ref[0].id

@@ -1,0 +1,46 @@
+import torch
+
+from punct.engine.decode import accept_count, predict_streams, punctuated_text
+from punct.labels import label_id
+from punct.words import Utterance, Word
+
+O, C, P, Q = (label_id(x) for x in ("O", "COMMA", "PERIOD", "QUESTION"))
+
+
+def test_accept_count():
+    assert accept_count([O, P, O, C, O], at_end=False) == 2  # up to the last sentence end
+    assert accept_count([O, Q, P, O, O], at_end=False) == 3
+    assert accept_count([O, O, O, O, P], at_end=False) == 4  # last word lacks right context
+    assert accept_count([O, O, O, O], at_end=False) == 3
+    assert accept_count([O, O, O, O], at_end=True) == 4
+
+
+class PeriodAfter(torch.nn.Module):
+    """Predicts PERIOD after word id 5, else O; records the first word of each window."""
+
+    def __init__(self):
+        super().__init__()
+        self.starts = []
+
+    def forward(self, ids, mask, feats=None):
+        self.starts.extend(ids[:, 0].tolist())
+        logits = torch.zeros(*ids.shape, 4)
+        logits[..., O] = 1.0
+        logits[..., P] = (ids == 5).float() * 2.0
+        return logits
+
+
+def test_windows_follow_predicted_sentence_ends():
+    model = PeriodAfter()
+    s1 = [10, 11, 5, 12, 13, 14, 15, 16, 5, 17]
+    s2 = [20, 21]
+    out = predict_streams(model, [s1, s2, []], window=4, batch_size=8)
+    assert out[0] == [O, O, P, O, O, O, O, O, P, O]
+    assert out[1] == [O, O] and out[2] == []
+    # s1: [10 11 5 12] -> accept 3; [12 13 14 15] no end -> accept 3; [15 16 5 17] reaches the end
+    assert sorted(model.starts) == sorted([10, 20, 12, 15])
+
+
+def test_punctuated_text():
+    u = Utterance("u", [Word("hi", "COMMA"), Word("you", "QUESTION"), Word("ok", "O")])
+    assert punctuated_text(u) == "hi, you? ok"

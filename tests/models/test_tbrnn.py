@@ -1,0 +1,74 @@
+import numpy as np
+import torch
+
+from punct.models import EOS_ID, build_model
+from punct.models.layers import additive_scores, append_token
+
+
+def small(**kw):
+    torch.manual_seed(0)
+    args = dict(embedding_dim=8, hidden_size=8, attention_dim=6)
+    args.update(kw)
+    return build_model("tbrnn", args, 40)
+
+
+def test_append_token():
+    ids = torch.tensor([[5, 6, 7], [8, 9, 0]])
+    out = append_token(ids, torch.tensor([3, 2]), EOS_ID, 0)
+    assert out.tolist() == [[5, 6, 7, EOS_ID], [8, 9, EOS_ID, 0]]
+
+
+def test_shapes_and_padding_does_not_leak():
+    m = small()
+    # non-zero late fusion / output weights, so every path reaches the logits
+    for p in m.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    ids = torch.randint(3, 40, (3, 7))
+    mask = torch.ones(3, 7, dtype=torch.bool)
+    mask[1, 4:] = False
+    y = m(ids, mask)
+    assert y.shape == (3, 7, 4)
+    alone = m(ids[1:2, :4], mask[1:2, :4])
+    assert torch.allclose(y[1, :4], alone[0], atol=1e-5)
+    ids2 = ids.clone()
+    ids2[1, 5] = 3  # a padded position: must not change anything
+    assert torch.allclose(m(ids2, mask)[1, :4], y[1, :4], atol=1e-6)
+
+
+def test_attention_blocks_match_dense():
+    torch.manual_seed(1)
+    P, Q, w = torch.randn(2, 5, 3, dtype=torch.double), torch.randn(2, 4, 3, dtype=torch.double), torch.randn(3, dtype=torch.double)
+    dense = torch.tanh(P[:, None] + Q[:, :, None]) @ w
+    for block in (1, 7, 15, 1000):
+        assert torch.allclose(additive_scores(P, Q, w, block), dense)
+    P.requires_grad_(), Q.requires_grad_(), w.requires_grad_()
+    assert torch.autograd.gradcheck(lambda P, Q, w: additive_scores(P, Q, w, 7), (P, Q, w))
+
+
+def test_learns_mark_decided_by_next_word():
+    """The mark after word t is a function of word t+1: learnable only if output t
+    belongs to word t and the model sees the word after it."""
+    from punct.engine.decode import predict_streams
+
+    rng = np.random.default_rng(0)
+
+    def data(n, T):
+        x = rng.integers(3, 13, size=(n, T))
+        nxt = np.concatenate([x[:, 1:], np.full((n, 1), 3)], axis=1)  # end of sequence acts as word 3
+        y = np.where(nxt < 5, 2, np.where(nxt < 7, 1, 0))  # PERIOD / COMMA / O
+        return torch.from_numpy(x), torch.from_numpy(y)
+
+    torch.manual_seed(0)
+    m = build_model("tbrnn", dict(embedding_dim=16, hidden_size=16, attention_dim=8), 13)
+    opt = torch.optim.Adam(m.parameters(), lr=0.02)
+    for step in range(250):
+        x, y = data(16, 12)
+        mask = torch.ones_like(x, dtype=torch.bool)
+        loss = torch.nn.functional.cross_entropy(m(x, mask).reshape(-1, 4), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    x, y = data(20, 12)
+    pred = predict_streams(m, x.tolist(), window=12)  # whole rows in one window
+    acc = (np.array(pred) == y.numpy()).mean()
+    assert acc > 0.95, acc

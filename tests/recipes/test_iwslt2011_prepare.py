@@ -1,0 +1,155 @@
+"""recipes/iwslt2011/prepare.py on a tiny fake corpus made in tmp_path."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from punct.datadir import load_utterances, validate_datadir
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "recipes" / "iwslt2011" / "prepare.py"
+
+
+@pytest.fixture(scope="module")
+def prep():
+    spec = importlib.util.spec_from_file_location("iwslt2011_prepare", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # so worker processes can pickle its functions
+    spec.loader.exec_module(mod)
+    yield mod
+    sys.modules.pop(spec.name, None)
+
+
+def bench(rows) -> str:
+    return "".join(f"{w}\t{lab}\n" for w, lab in rows)
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    d = tmp_path / "corpus"
+    (d / "iwslt2011").mkdir(parents=True)
+    test = [("hello", "O"), ("world", "PERIOD"), ("how", "O"), ("are", "O"), ("you", "QUESTION"),
+            ("fine", "COMMA"), ("thanks", "PERIOD")]
+    (d / "iwslt2011" / "test2011").write_text(bench(test))
+    # line 3 has an empty word: its COMMA belongs to 'we'; line 6's PERIOD loses to 'go' QUESTION
+    dev = [("so", "O"), ("we", "O"), ("", "COMMA"), ("can", "O"), ("go", "QUESTION"), ("", "PERIOD"),
+           ("yes", "PERIOD")]
+    (d / "iwslt2011" / "dev2012").write_text(bench(dev))
+    talks = d / "ted" / "talks"
+    talks.mkdir(parents=True)
+    (talks / "b_talk.md").write_text("\n\nTranslator: X\n\nReviewer: Y\nWe&#39;re here,\nto talk.\n(Laughter)\n")
+    (talks / "a talk (1).md").write_text("\nI can&#39;t\nsee it. Can you?\n")
+    (talks / "c_talk.md").write_text("Mr. Smith went to the U.S. -- \nwith 10,000 people!\n")
+    (talks / "d_empty.md").write_text("\n\n(Applause)\n")
+    return d
+
+
+def run_main(prep, corpus, out, *extra):
+    return prep.main(["--corpus-dir", str(corpus), "--out-dir", str(out), "--nj", "1", *extra])
+
+
+def texts(d: Path) -> dict[str, list[str]]:
+    return {u.id: [f"{w.text}/{w.label}" for w in u.words] for u in load_utterances(d)}
+
+
+def test_prepare_all_sets(prep, corpus, tmp_path):
+    out = tmp_path / "data"
+    assert run_main(prep, corpus, out, "--utt-words", "2") == 0
+    for s in ("test2011", "dev2012", "train"):
+        assert validate_datadir(out / s) > 0
+        assert (out / s / ".done").exists()
+    # test2011: cut after sentence ends once 2 words are reached; concatenation is the stream
+    t = texts(out / "test2011")
+    assert list(t) == ["test2011-0001", "test2011-0002", "test2011-0003"]
+    assert sum(t.values(), []) == ["hello/O", "world/PERIOD", "how/O", "are/O", "you/QUESTION",
+                                   "fine/COMMA", "thanks/PERIOD"]
+    dev = sum(texts(out / "dev2012").values(), [])
+    assert dev == ["so/O", "we/COMMA", "can/O", "go/QUESTION", "yes/PERIOD"]
+    stats = json.loads((out / "dev2012" / "stats.json").read_text())
+    assert stats["empty_word_lines_fixed"] == 2
+    assert stats["words"] == 5 and stats["labels"]["COMMA"] == 1
+    tr = texts(out / "train")
+    assert sorted(tr) == ["a_talk_1", "b_talk", "c_talk"]  # d_empty skipped
+    assert tr["a_talk_1"] == ["i/O", "ca/O", "n't/O", "see/O", "it/PERIOD", "can/O", "you/QUESTION"]
+    assert tr["b_talk"] == ["we/O", "'re/O", "here/COMMA", "to/O", "talk/PERIOD"]
+    assert tr["c_talk"][:5] == ["mr./O", "smith/O", "went/O", "to/O", "the/O"]
+    # "U.S. --": the abbreviation dot is a mark, as in the test set, and beats the dash
+    assert tr["c_talk"][5:] == ["us/PERIOD", "with/O", "10,000/O", "people/PERIOD"]
+
+
+def test_train_words_takes_whole_talks(prep, corpus, tmp_path):
+    out = tmp_path / "data"
+    # a_talk_1 has 7 words: a budget of 3 still takes all of it and nothing more
+    assert run_main(prep, corpus, out, "--sets", "train", "--train-words", "3") == 0
+    tr = texts(out / "train")
+    assert list(tr) == ["a_talk_1"] and len(tr["a_talk_1"]) == 7
+    assert run_main(prep, corpus, out, "--sets", "train", "--train-words", "8", "--train-name", "train_8",
+                    "--force") == 0
+    assert sorted(texts(out / "train_8")) == ["a_talk_1", "b_talk"]
+
+
+def test_test_words_prefix_and_skip_done(prep, corpus, tmp_path):
+    out = tmp_path / "data"
+    assert run_main(prep, corpus, out, "--sets", "test2011", "--utt-words", "2", "--test-words", "3") == 0
+    assert list(texts(out / "test2011")) == ["test2011-0001", "test2011-0002"]
+    # done: a rerun with other options leaves it alone unless --force
+    assert run_main(prep, corpus, out, "--sets", "test2011") == 0
+    assert len(texts(out / "test2011")) == 2
+    assert run_main(prep, corpus, out, "--sets", "test2011", "--force", "true") == 0
+    assert len(texts(out / "test2011")) == 1
+
+
+def test_bad_label_is_one_line_error_and_keeps_output(corpus, tmp_path):
+    out = tmp_path / "data"
+    ok = subprocess.run([sys.executable, str(SCRIPT), "--corpus-dir", str(corpus), "--out-dir", str(out),
+                         "--sets", "dev2012"], capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    before = (out / "dev2012" / "labels").read_text()
+    bad = corpus / "iwslt2011" / "dev2012"
+    bad.write_text("so\tO\nwe\tEXCLAMATION\n")
+    r = subprocess.run([sys.executable, str(SCRIPT), "--corpus-dir", str(corpus), "--out-dir", str(out),
+                        "--sets", "dev2012", "--force"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+    assert errors == [f"error: {bad}:2: unknown label 'EXCLAMATION' (expected one of O COMMA PERIOD QUESTION)"]
+    assert "Traceback" not in r.stderr
+    assert (out / "dev2012" / "labels").read_text() == before
+    assert (out / "dev2012" / ".done").exists()
+
+
+@pytest.mark.parametrize("content,line", [("a\tO\nno tab here\n", 2), ("a\tO\tX\n", 1)])
+def test_malformed_line(prep, corpus, tmp_path, capsys, content, line):
+    (corpus / "iwslt2011" / "test2011").write_text(content)
+    assert run_main(prep, corpus, tmp_path / "data", "--sets", "test2011") == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"error: {corpus / 'iwslt2011' / 'test2011'}:{line}: expected 'word<TAB>LABEL'")
+
+
+def test_missing_corpus(prep, tmp_path, capsys):
+    assert run_main(prep, tmp_path / "nope", tmp_path / "data") == 1
+    assert "not found" in capsys.readouterr().err
+
+
+def test_help_without_torch():
+    code = f"import runpy, sys; sys.argv=['prepare.py','--help']\ntry:\n runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\nexcept SystemExit: pass\nassert 'torch' not in sys.modules"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "--train-words" in r.stdout
+
+
+def test_two_workers_same_result(prep, tmp_path, caplog):
+    talks = tmp_path / "talks"
+    talks.mkdir()
+    for i in range(10):
+        (talks / f"t{i:02d}.md").write_text(f"Talk number {i}, it&#39;s short.\n" if i != 4 else "\n")
+    one, info1 = prep.read_train(talks, 0, 1)
+    two, info2 = prep.read_train(talks, 0, 2)
+    assert [(u.id, u.texts, u.labels) for u in one] == [(u.id, u.texts, u.labels) for u in two]
+    assert [u.id for u in one] == [f"t{i:02d}" for i in range(10) if i != 4]
+    assert info1["talks_skipped_empty"] == info2["talks_skipped_empty"] == 1
+    assert "t04.md: empty talk" in caplog.text
