@@ -18,6 +18,9 @@ corpus_dir=../shared/data
 nj=2
 force=false
 exp_tag=""
+data_root=data
+exp_root=exp
+results=RESULTS.md
 
 run_cmdline="$0${*:+ $*}"
 help_message="Usage: $0 [options]
@@ -29,6 +32,9 @@ Options (Kaldi style, '--name value'):
   --nj N             parallel jobs for stages that split their data (default: $nj)
   --force BOOL       redo finished outputs instead of skipping them (default: $force)
   --exp-tag TAG      suffix of experiment directories, exp/<corpus>/<model>_<tag>
+  --data-root DIR    where data directories go (default: $data_root)
+  --exp-root DIR     where experiment directories go (default: $exp_root)
+  --results FILE     the results table written by stage 10 (default: $results)
 Stages:
   1  data preparation            corpus -> data/<corpus>/<set>/ (validated Kaldi-style directories)
   2  forced alignment            audio + transcript -> word/phone times      (corpora with audio)
@@ -52,8 +58,8 @@ local/setup_env.sh
 . ./path.sh
 . ./cmd.sh
 
-data=data/$corpus
-exp=exp/$corpus
+data=$data_root/$corpus
+exp=$exp_root/$corpus
 # Corpus settings: train_sets, valid_set, test_sets, experiments (name|config|train set|overrides),
 # has_audio, and the function prepare_data CORPUS_DIR OUT_DIR FORCE.
 has_audio=false
@@ -152,20 +158,26 @@ if run_stage 8; then
 fi
 
 if run_stage 9; then
+  # Systems the corpus scores besides punct's own models (e.g. commercial engines' own marks)
+  if declare -F corpus_score_others >/dev/null; then corpus_score_others "$data" "$exp"; fi
   for spec in "${experiments[@]}"; do
     IFS='|' read -r name _ _ _ <<< "$spec"
     dir=$(exp_dir "$name")
     for set in $test_sets; do
       out=$dir/decode_$set
-      log "stage 9: score $name on $set: $data/$set vs $out -> $out/scoring/"
-      python -m punct score "$data/$set" "$out" --out-dir "$out/scoring" > /dev/null \
+      # A hypothesis set is scored against its reference (corpus_score_ref), so that
+      # the report carries the word error rate and the mark transfer statistics.
+      ref=$data/$set
+      if declare -F corpus_score_ref >/dev/null; then ref=$(corpus_score_ref "$data" "$set"); fi
+      log "stage 9: score $name on $set: $ref vs $out -> $out/scoring/"
+      python -m punct score "$ref" "$out" --out-dir "$out/scoring" > /dev/null \
         || die "scoring $out failed"
     done
   done
 fi
 
 if run_stage 10; then
-  log "stage 10: results: exp/ -> RESULTS.md"
-  python -m punct.bin.results --exp exp --out RESULTS.md --print "$exp"
+  log "stage 10: results: $exp_root/ -> $results"
+  python -m punct.bin.results --exp "$exp_root" --out "$results" --print "$exp"
 fi
 log "done: $corpus, stages $stage-$stop_stage"

@@ -19,6 +19,10 @@ class Word:
     end: float | None = None
     conf: float | None = None
     speaker: str | None = None
+    #: The word as the input spelled it (``GOOD``, ``Hello``) when that differs
+    #: from ``text`` (the lower-cased form models and scorers use); writers of
+    #: ASR formats write it back. None: the spelling is ``text``.
+    written: str | None = None
 
     @property
     def duration(self) -> float | None:

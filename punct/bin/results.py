@@ -142,21 +142,27 @@ def render(rows: list[dict[str, Any]]) -> str:
     if not rows:
         out.append("No scored experiments under exp/ yet.")
         return "\n".join(out) + "\n"
-    groups: dict[tuple[str, str], list[dict]] = {}
+    groups: dict[str, list[dict]] = {}
     for r in rows:
-        groups.setdefault((r["corpus"], r["set"]), []).append(r)
-    for (corpus, set_name), rs in groups.items():
-        out += [f"## {corpus}: {set_name}", ""]
-        head = ["system", "train words"]
+        groups.setdefault(r["corpus"], []).append(r)
+    for corpus, rs in groups.items():
+        rs = sorted(rs, key=lambda r: (r["set"], r["exp"]))
+        asr = any(_get(r["report"], "wer") is not None for r in rs)
+        out += [f"## {corpus}", ""]
+        head = ["system", "test set", "train words"]
         for c in MARK_LABELS:
             head += [f"{c[:5]} P", f"{c[:5]} R", f"{c[:5]} F1"]
-        head += ["P", "R", "F1", "SER", "Err", "2-class F1", "epochs", "train h", "decode w/s"]
+        head += ["P", "R", "F1", "SER", "Err", "2-class F1"]
+        if asr:
+            head += ["WER", "marks moved", "marks dropped"]
+        head += ["epochs", "train h", "decode w/s"]
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
         cmds = []
+        published_done: set[str] = set()
         for i, r in enumerate(rs, 1):
             rep, tr = r["report"], r["train"]
-            cells = [f"{r['exp']} [{i}]", _fmt(tr.get("train_words"), 0)]
+            cells = [f"{r['exp']} [{i}]", r["set"], _fmt(tr.get("train_words"), 0)]
             for c in MARK_LABELS:
                 d = _class(rep, c)
                 cells += [_fmt(d.get("precision")), _fmt(d.get("recall")), _fmt(d.get("f1"))]
@@ -164,17 +170,20 @@ def render(rows: list[dict[str, Any]]) -> str:
             cells += [_fmt(o.get("precision")), _fmt(o.get("recall")), _fmt(o.get("f1"))]
             cells += [_fmt(rep.get("ser")), _fmt(rep.get("err"))]
             cells += [_fmt(_get(rep, "boundary", "f1"))]
+            if asr:
+                t = rep.get("transfer") or {}
+                cells += [_fmt(rep.get("wer")), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
             cells += [_fmt(tr.get("epochs"), 0), _fmt(tr.get("train_hours"), 2), _fmt(r["decode"].get("words_per_s"), 0)]
             out.append("| " + " | ".join(cells) + " |")
             cmds.append(f"[{i}] `{_row_cmd(r)}`")
             model = tr.get("model")
-            if set_name == "test2011" and model in PUBLISHED:
+            if r["set"] == "test2011" and model in PUBLISHED and model not in published_done:
+                published_done.add(model)
                 for pub in PUBLISHED[model]:
-                    pc = [pub["system"], "2.1M"] + ["-"] * (3 * len(MARK_LABELS))
-                    pc += ["-", "-", _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-", "-", "-", "-"]
-                    row = "| " + " | ".join(pc) + " |"
-                    if row not in out:
-                        out.append(row)
+                    pc = [pub["system"], "test2011", "2.1M"] + ["-"] * (3 * len(MARK_LABELS))
+                    pc += ["-", "-", _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-"]
+                    pc += ["-"] * ((3 if asr else 0) + 3)
+                    out.append("| " + " | ".join(pc) + " |")
         out += ["", "Commands that reproduce each row:", ""] + [f"- {c}" for c in cmds] + [""]
     return "\n".join(out) + "\n"
 

@@ -28,6 +28,15 @@ from punct.words import Utterance
 
 #: format name -> module (imported lazily, in this order when sniffing)
 FORMAT_MODULES: dict[str, str] = {}
+FORMAT_MODULES["nlp"] = "punct.io.nlp"
+FORMAT_MODULES["iwslt"] = "punct.io.iwslt"
+# strict sniffers before the lenient plain-text one (detect_format tries them in this order)
+FORMAT_MODULES["ctm"] = "punct.io.ctm"
+FORMAT_MODULES["textgrid"] = "punct.io.textgrid"
+FORMAT_MODULES["json"] = "punct.io.wordjson"
+FORMAT_MODULES["srt"] = "punct.io.subtitles"
+FORMAT_MODULES["vtt"] = "punct.io.subtitles"
+FORMAT_MODULES["text"] = "punct.io.text"
 
 
 def register_format(name: str, module: str) -> None:

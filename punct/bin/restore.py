@@ -1,0 +1,71 @@
+"""Punctuate ASR output (CTM, TextGrid, JSON, subtitles, text or a data directory) with a trained model.
+
+    punct restore talk.ctm -o talk.punct.ctm
+    punct restore --model exp/iwslt2011/tbrnn_all/best.pt talk.TextGrid -o talk.srt
+    punct restore vosk.json                      # punctuated text on stdout
+
+Input formats: ctm, textgrid, json (punct, Vosk, Whisper), srt, vtt, text, datadir
+(a Kaldi data directory: its ctm with segments, else text and word_times), and any
+other registered format; by extension or content unless --input-format.
+Output formats: text, ctm, textgrid, json, srt, vtt, datadir; by the extension of
+-o unless --output-format; without -o the output goes to stdout. Words keep their
+spelling and times; each gets the predicted mark (the input's marks are replaced).
+Without --model, models/default.pt of the repository is used.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from punct.bin.common import add_common, require_inputs, run
+
+_OUTPUT_FORMATS = ("text", "ctm", "textgrid", "json", "srt", "vtt", "datadir")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="punct restore", description=__doc__.splitlines()[0],
+                                epilog="\n".join(__doc__.splitlines()[1:]), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", metavar="INPUT", help="ASR output: a file or a data directory")
+    p.add_argument("-o", "--output", default=None, help="output file (or directory for datadir); default: stdout")
+    p.add_argument("--model", default=None, help="model file (best.pt); default: models/default.pt")
+    p.add_argument("--input-format", default=None, help="format of INPUT (default: by extension or content)")
+    p.add_argument("--output-format", default=None, choices=_OUTPUT_FORMATS,
+                   help="format of the output (default: by the extension of -o, text on stdout)")
+    p.add_argument("--segments", default=None, help="Kaldi segments file: INPUT is a CTM of utterances with times "
+                                                    "relative to their segment")
+    p.add_argument("--speaker-breaks", action="store_true",
+                   help="a change of speaker within an utterance ends the sentence (and splits the decoding stream)")
+    p.add_argument("--window", type=int, default=None, help="words per decoding window (default: the model's training slice)")
+    p.add_argument("--batch-size", type=int, default=None, help="windows per batch (several streams)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads (default 1: a stream is decoded one window at a time, too little work to share)")
+    add_common(p)
+    return p
+
+
+def _main(args: argparse.Namespace) -> int:
+    require_inputs([args.input], "input")
+    require_inputs([args.segments], "segments file")
+    if args.model is not None:
+        require_inputs([args.model], "model file")
+    from punct.restore import output_format, resolve_model, restore_file
+
+    output_format(args.output, args.output_format)  # fail on a bad output name before loading anything
+    resolve_model(args.model)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    restore_file(args.input, args.output, model=args.model, input_format=args.input_format,
+                 output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
+                 batch_size=args.batch_size, segments=args.segments)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="punct restore")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Score the punctuation of a hypothesis against a reference.
+
+    punct score REF HYP [--ref-format F] [--hyp-format F] [--json] [--out-dir DIR]
+
+REF and HYP are each a data directory (also a decode output directory), an
+IWSLT ``word<TAB>LABEL`` file, punctuated text (``.txt``, ``text.punct``) or an
+Earnings ``.nlp`` file; the format is told from the name or the content unless
+given. When the words differ (ASR output) they are aligned by edit distance and
+the reference marks carried onto the hypothesis words. Prints the score table
+(or JSON) on stdout; with --out-dir writes report.txt, report.json,
+confusion.txt and errors.txt there. Never imports torch.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from punct.bin.common import add_common, require_inputs, run
+
+log = logging.getLogger("punct.bin.score")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from punct.io import format_names
+
+    p = argparse.ArgumentParser(prog="punct score", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="formats: " + ", ".join(["datadir", *format_names()]))
+    p.add_argument("ref", help="reference: data directory or file")
+    p.add_argument("hyp", help="hypothesis: data directory (e.g. a decode output) or file")
+    p.add_argument("--ref-format", default=None, help="format of REF (default: from its name or content)")
+    p.add_argument("--hyp-format", default=None, help="format of HYP (default: from its name or content)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
+    p.add_argument("--out-dir", default=None, help="also write report.txt, report.json, confusion.txt, errors.txt here")
+    add_common(p)
+    return p
+
+
+def _main(args: argparse.Namespace) -> int:
+    require_inputs([args.ref], "reference")
+    require_inputs([args.hyp], "hypothesis")
+    from punct.io import read_any
+    from punct.score import score_utterances
+
+    ref = read_any(args.ref, args.ref_format)
+    hyp = read_any(args.hyp, args.hyp_format)
+    log.info("reference %s: %d utterances, %d words; hypothesis %s: %d utterances, %d words",
+             args.ref, len(ref), sum(len(u) for u in ref), args.hyp, len(hyp), sum(len(u) for u in hyp))
+    report = score_utterances(ref, hyp)
+    if report.ref_marks == 0:
+        log.warning("the reference has no marks: precision, recall, F1 and SER are undefined")
+    if args.out_dir:
+        report.write_dir(Path(args.out_dir))
+        log.info("wrote %s/{report.txt,report.json,confusion.txt,errors.txt}", args.out_dir)
+    sys.stdout.write(report.to_json() + "\n" if args.json else report.format_table())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="punct score")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

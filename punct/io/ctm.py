@@ -1,0 +1,221 @@
+"""NIST/Kaldi CTM: ``file channel start duration word [confidence]``, one word a line.
+
+Reading: ``;;`` lines are comments; one Utterance per (file, channel) (id = the
+file, or ``file-channel`` when a file has several channels), in the order
+NIST sclite wants (file and channel in ASCII order, words by start time).
+Lines out of time order are kept in file order with a warning: the order a
+recognizer wrote is its transcript, and sorting by start time scrambles words
+whose times overlap (seen in the Earnings-21 Rev CTMs: "as a result" became
+"as result a"); ``sort=True`` sorts by start time as NIST sclite wants; words
+that overlap the previous word are kept, with a warning (both happen in real
+Kaldi output). A mark attached to a word (``hello,``) becomes its label; the
+spelling is kept in ``Word.written`` (``GOOD``), ``Word.text`` is lower case.
+
+A CTM of Kaldi *utterances* (times relative to each segment, as ``get_ctm``
+writes without ``convert_ctm``) is read with ``segments``: words move to
+absolute times and to the segment's recording; each segment stays an Utterance.
+
+Writing: the punctuated CTM (``hello,``: the mark attached to the word, times
+unchanged), or plain with ``marks=False``; one line per word, sorted like NIST.
+Times are written in seconds with 2 or 3 decimals (millisecond precision).
+"""
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from punct.errors import PunctError
+from punct.fsutil import atomic_write
+from punct.io.sentences import attach_marks_only, punctuated, spelling, split_token, make_word
+from punct.words import Utterance
+
+log = logging.getLogger(__name__)
+
+NAME = "ctm"
+EXTENSIONS = (".ctm",)
+
+
+def sniff(head: str) -> bool:
+    """True if the first non-comment line has 5 or 6 fields with numeric start and duration."""
+    for line in head.splitlines():
+        if not line.strip() or line.startswith(";;"):
+            continue
+        f = line.split()
+        if len(f) not in (5, 6):
+            return False
+        try:
+            float(f[2]), float(f[3])
+        except ValueError:
+            return False
+        return True
+    return False
+
+
+def _number(text: str, what: str, path: Path, lineno: int) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise PunctError(f"{what} {text!r} is not a number", path, lineno) from None
+    if not math.isfinite(x):
+        raise PunctError(f"{what} {text!r} is not a finite number", path, lineno)
+    return x
+
+
+def read_segments(path: str | Path) -> dict[str, tuple[str, float, float]]:
+    """Kaldi ``segments``: ``utt recording start end`` -> {utt: (recording, start, end)}."""
+    path = Path(path)
+    if not path.is_file():
+        raise PunctError("file not found", path)
+    out: dict[str, tuple[str, float, float]] = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            fl = line.split()
+            if not fl:
+                continue
+            if len(fl) != 4:
+                raise PunctError(f"expected 'utterance recording start end', got {len(fl)} fields", path, lineno)
+            s = _number(fl[2], "segment start", path, lineno)
+            e = _number(fl[3], "segment end", path, lineno)
+            if s < 0 or e < s:
+                raise PunctError(f"bad segment times {fl[2]} {fl[3]} (need 0 <= start <= end)", path, lineno)
+            if fl[0] in out:
+                raise PunctError(f"duplicate utterance {fl[0]!r}", path, lineno)
+            out[fl[0]] = (fl[1], s, e)
+    return out
+
+
+def read_utt2spk(path: str | Path) -> dict[str, str]:
+    path = Path(path)
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            fl = line.split()
+            if not fl:
+                continue
+            if len(fl) != 2:
+                raise PunctError(f"expected 'utterance speaker', got {len(fl)} fields", path, lineno)
+            out[fl[0]] = fl[1]
+    return out
+
+
+def read(path: str | Path, segments: str | Path | Mapping[str, tuple[str, float, float]] | None = None,
+         utt2spk: Mapping[str, str] | None = None, sort: bool = False) -> list[Utterance]:
+    """Read a CTM into Utterances (see the module docstring).
+
+    ``segments`` (a Kaldi ``segments`` file or its dict) makes the first field an
+    utterance id with times relative to the segment; ``utt2spk`` sets speakers.
+    ``sort=True`` sorts each channel's words by start time (default: file order).
+    """
+    path = Path(path)
+    if isinstance(segments, (str, Path)):
+        segments = read_segments(segments)
+    groups: dict[tuple[str, str], list[tuple[float, float, str, float | None, int]]] = {}
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise PunctError("line is not valid UTF-8", path, lineno) from None
+            if not line.strip() or line.startswith(";;"):
+                continue
+            fl = line.split()
+            if len(fl) not in (5, 6):
+                raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]', got {len(fl)}",
+                                 path, lineno)
+            start = _number(fl[2], "start time", path, lineno)
+            dur = _number(fl[3], "duration", path, lineno)
+            if start < 0:
+                raise PunctError(f"negative start time {fl[2]}", path, lineno)
+            if dur < 0:
+                raise PunctError(f"negative duration {fl[3]}", path, lineno)
+            conf = _number(fl[5], "confidence", path, lineno) if len(fl) == 6 else None
+            groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno))
+    if not groups:
+        raise PunctError("no words (empty CTM)", path)
+    channels: dict[str, set[str]] = {}
+    for fid, ch in groups:
+        channels.setdefault(fid, set()).add(ch)
+    utts = []
+    for (fid, ch) in sorted(groups, key=lambda k: (k[0].encode("utf-8"), k[1].encode("utf-8"))):
+        rows = groups[(fid, ch)]
+        unsorted = [r[4] for a, r in zip(rows, rows[1:]) if r[0] < a[0]]
+        if unsorted:
+            if sort:
+                log.warning("%s: %d line(s) of %s channel %s out of time order (first at line %d); sorted by start time "
+                            "as NIST specifies", path, len(unsorted), fid, ch, unsorted[0])
+                rows = sorted(rows, key=lambda r: r[0])
+            else:
+                log.warning("%s: %d line(s) of %s channel %s out of time order (first at line %d); file order kept",
+                            path, len(unsorted), fid, ch, unsorted[0])
+        overlaps = [r[4] for a, r in zip(rows, rows[1:]) if r[0] < a[1] - 1e-9]
+        if overlaps:
+            log.warning("%s: %d word(s) of %s channel %s start before the previous word ends (first at line %d); kept",
+                        path, len(overlaps), fid, ch, overlaps[0])
+        offset, reco, speaker = 0.0, fid, None
+        uid = fid if len(channels[fid]) == 1 else f"{fid}-{ch}"
+        if segments is not None:
+            if fid not in segments:
+                raise PunctError(f"utterance {fid!r} is not in segments", path, rows[0][4])
+            reco, offset, seg_end = segments[fid]
+            late = [r[4] for r in rows if offset + r[1] > seg_end + 0.01]
+            if late:
+                log.warning("%s: %d word(s) of %s end after its segment (first at line %d)", path, len(late), fid, late[0])
+        if utt2spk is not None:
+            speaker = utt2spk.get(fid)
+        words = []
+        for start, end, token, conf, lineno in rows:
+            core, label = split_token(token)
+            if not core:
+                attach_marks_only(words, token)
+                continue
+            words.append(make_word(core, label, start=round(start + offset, 6), end=round(end + offset, 6), conf=conf))
+        if not words:
+            raise PunctError(f"{fid} channel {ch} has no words (only marks)", path, rows[0][4])
+        utts.append(Utterance(id=uid, words=words, recording=reco, channel=ch, speaker=speaker))
+    if segments is not None:
+        utts.sort(key=lambda u: (u.recording.encode("utf-8"), u.words[0].start, u.id.encode("utf-8")))
+    return utts
+
+
+def read_datadir(datadir: str | Path) -> list[Utterance]:
+    """A Kaldi data directory's ``ctm``, with its ``segments`` and ``utt2spk`` when present."""
+    d = Path(datadir)
+    if not (d / "ctm").is_file():
+        raise PunctError("file not found", d / "ctm")
+    seg = d / "segments"
+    spk = d / "utt2spk"
+    return read(d / "ctm", segments=seg if seg.is_file() else None, utt2spk=read_utt2spk(spk) if spk.is_file() else None)
+
+
+def format_time(x: float) -> str:
+    """Seconds with 3 decimals, trailing zeros dropped down to 2 (``3.24``, ``3.245``)."""
+    s = f"{x:.3f}"
+    return s[:-1] if s.endswith("0") else s
+
+
+def write(utts: Iterable[Utterance], path: str | Path, marks: bool = True) -> None:
+    """Write a CTM, punctuated (``hello,``) unless ``marks=False``; every word needs times.
+
+    The file is the utterance's ``recording`` (else its id), the channel its ``channel``.
+    """
+    path = Path(path)
+    lines = []
+    for u in utts:
+        fid = u.recording or u.id
+        ch = u.channel or "1"
+        for k, w in enumerate(u.words):
+            if w.start is None or w.end is None:
+                raise PunctError(f"word {k + 1} ({spelling(w)!r}) of {u.id} has no times; a CTM needs word times", path)
+            token = punctuated(w) if marks else spelling(w)
+            if not token or any(c.isspace() for c in token) or any(c.isspace() for c in fid + ch):
+                raise PunctError(f"{u.id}: cannot write {token!r} in a CTM (empty or contains white space)", path)
+            dur = max(w.end - w.start, 0.0)
+            conf = "" if w.conf is None else " " + format_time(w.conf)
+            lines.append(((fid.encode("utf-8"), ch.encode("utf-8"), w.start),
+                          f"{fid} {ch} {format_time(w.start)} {format_time(dur)} {token}{conf}\n"))
+    lines.sort(key=lambda x: x[0])
+    with atomic_write(path) as f:
+        for _, line in lines:
+            f.write(line)

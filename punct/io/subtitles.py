@@ -1,0 +1,217 @@
+"""SubRip (``.srt``) and WebVTT (``.vtt``) subtitles with sentence-level cues.
+
+Writing: one cue per sentence (punct.io.sentences.make_cues); a sentence longer
+than the limits of ``CueLimits`` (42 characters a line, 2 lines, 7 seconds;
+a silence over 2 s always splits) is split at a comma, else at a pause, else
+in its middle, and each cue's text is wrapped into at most two balanced lines.
+Cues never join two utterances or two speakers. WebVTT cues name their speaker
+(``<v Ann>``) and, unless ``word_times=False``, carry each word's start as an
+inline timestamp (``<00:00:03.390>morning``), which players ignore or use for
+karaoke-style highlighting.
+
+Reading: every cue's text is split into words at white space (WebVTT tags and
+entities and SubRip's formatting tags removed, attached marks become labels); the cue's start is the first
+word's start, its end the last word's end, and in WebVTT an inline timestamp
+is the start of the word after it. Other times are not in these formats: they
+stay None. So a round trip keeps words, marks, speakers (WebVTT) and cue times,
+and WebVTT also word starts; word ends inside a cue are lost. All words of a
+file are one utterance.
+
+Both formats share this module; the format is chosen by the file's extension
+(``.vtt`` is WebVTT, anything else SubRip) or ``kind=``.
+"""
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Iterable
+
+from punct.errors import PunctError
+from punct.fsutil import atomic_write
+from punct.io.sentences import CueLimits, attach_marks_only, make_cues, make_word, split_token
+from punct.words import Utterance, Word
+
+NAME = "srt"
+EXTENSIONS = (".srt", ".vtt")
+
+_TS = r"(?:(\d+):)?(\d{1,2}):(\d{2})[,.](\d{1,3})"
+_TIMING_RE = re.compile(r"^\s*" + _TS + r"\s*-->\s*" + _TS + r"(?:\s+.*)?$")
+_INLINE_TS_RE = re.compile(r"^<" + _TS + r">$")
+_TAG_RE = re.compile(r"(<[^>]*>)")
+_VOICE_RE = re.compile(r"^<v(?:\.[^\s>]*)?(?:\s+([^>]*))?>$")
+#: SubRip has no escaping: only its formatting tags are tags; ``<unk>`` is a word.
+_SRT_TAG_RE = re.compile(r"^</?(?:i|b|u|s|font)(?:\s[^>]*)?>$", re.IGNORECASE)
+
+
+def sniff(head: str) -> bool:
+    h = head.lstrip("\ufeff")
+    if h.startswith("WEBVTT"):
+        return True
+    lines = [l for l in h.splitlines() if l.strip()][:2]
+    return len(lines) == 2 and lines[0].strip().isdigit() and bool(_TIMING_RE.match(lines[1]))
+
+
+def kind_of(path: str | Path) -> str:
+    """``"vtt"`` for a ``.vtt`` file, else ``"srt"``."""
+    return "vtt" if str(path).lower().endswith(".vtt") else "srt"
+
+
+def _seconds(groups: tuple) -> float:
+    h, m, s, ms = groups
+    return int(h or 0) * 3600 + int(m) * 60 + int(s) + int(ms.ljust(3, "0")) / 1000.0
+
+
+def _stamp(t: float, sep: str) -> str:
+    ms = int(round(max(t, 0.0) * 1000))
+    h, ms = divmod(ms, 3_600_000)
+    m, ms = divmod(ms, 60_000)
+    s, ms = divmod(ms, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
+
+
+def _blocks(text: str) -> list[tuple[int, list[str]]]:
+    """Blocks of non-blank lines with the line number of their first line."""
+    out: list[tuple[int, list[str]]] = []
+    cur: list[str] = []
+    start = 0
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            if not cur:
+                start = n
+            cur.append(line.rstrip())
+        elif cur:
+            out.append((start, cur))
+            cur = []
+    if cur:
+        out.append((start, cur))
+    return out
+
+
+def _cue_words(lines: list[str], start: float, end: float, vtt: bool, speaker: str | None) -> list[Word]:
+    """Words of one cue's text lines (see the module docstring for their times)."""
+    items: list[tuple[str, float | None, str | None]] = []  # token, inline start, speaker
+    pending: float | None = None
+    for part in _TAG_RE.split(" ".join(lines)):
+        if not part:
+            continue
+        if part.startswith("<") and part.endswith(">") and (vtt or _SRT_TAG_RE.match(part)):
+            m = _INLINE_TS_RE.match(part)
+            if m:
+                pending = _seconds(m.groups())
+                continue
+            v = _VOICE_RE.match(part)
+            if v and vtt:
+                speaker = (v.group(1) or "").strip() or None
+            continue
+        for tok in (html.unescape(part) if vtt else part).split():
+            items.append((tok, pending, speaker))
+            pending = None
+    words: list[Word] = []
+    for k, (tok, t, spk) in enumerate(items):
+        core, label = split_token(tok)
+        if not core:
+            attach_marks_only(words, tok)
+            continue
+        words.append(make_word(core, label, start=t if t is not None else (start if not words else None), end=None,
+                               speaker=spk))
+    if words:
+        words[-1].end = end
+        if words[0].start is None:
+            words[0].start = start
+    return words
+
+
+def read(path: str | Path) -> list[Utterance]:
+    """Read an SRT or WebVTT file (by its first line) into one Utterance."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise PunctError(f"not valid UTF-8 ({e.reason} at byte {e.start})", path) from None
+    if not text.strip():
+        raise PunctError("empty file (expected subtitles)", path)
+    vtt = text.lstrip().startswith("WEBVTT")
+    blocks = _blocks(text)
+    if vtt:
+        blocks = blocks[1:]  # the WEBVTT header block
+    words: list[Word] = []
+    for lineno, lines in blocks:
+        if vtt and lines[0].split(" ", 1)[0] in ("NOTE", "STYLE", "REGION"):
+            continue
+        t = 0
+        if not _TIMING_RE.match(lines[0]):
+            t = 1  # a cue number (SRT) or identifier (WebVTT)
+            if not vtt and not lines[0].strip().isdigit():
+                raise PunctError(f"expected a cue number, got {lines[0].strip()[:40]!r}", path, lineno)
+        if t >= len(lines) or not _TIMING_RE.match(lines[t]):
+            sep = "." if vtt else ","
+            raise PunctError(f"expected a cue timing 'HH:MM:SS{sep}mmm --> HH:MM:SS{sep}mmm'", path, lineno + t)
+        m = _TIMING_RE.match(lines[t])
+        start, end = _seconds(m.groups()[:4]), _seconds(m.groups()[4:])
+        if end < start:
+            raise PunctError(f"cue ends ({end:.3f}) before it starts ({start:.3f})", path, lineno + t)
+        words += _cue_words(lines[t + 1 :], start, end, vtt, None)
+    if not words:
+        raise PunctError("no words in the subtitles", path)
+    spk = {w.speaker for w in words}
+    stem = path.stem
+    return [Utterance(id=stem, words=words, recording=stem, speaker=spk.pop() if len(spk) == 1 else None)]
+
+
+def _vtt_escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def to_srt(utts: Iterable[Utterance], limits: CueLimits = CueLimits()) -> str:
+    """SubRip text of the utterances' sentence cues."""
+    out = []
+    for i, c in enumerate(_cues(utts, limits), 1):
+        out.append(f"{i}\n{_stamp(c.start, ',')} --> {_stamp(c.end, ',')}\n" + "\n".join(c.lines) + "\n")
+    return "\n".join(out)
+
+
+def to_vtt(utts: Iterable[Utterance], limits: CueLimits = CueLimits(), word_times: bool = True) -> str:
+    """WebVTT text of the utterances' sentence cues (speakers as ``<v>``, word starts inline)."""
+    from punct.io.sentences import punctuated
+
+    out = ["WEBVTT\n"]
+    for c in _cues(utts, limits):
+        tokens = []
+        for k, w in enumerate(c.words):
+            tok = _vtt_escape(punctuated(w))
+            if word_times and k > 0 and w.start is not None and c.start < w.start < c.end:  # WebVTT: inside the cue
+                tok = f"<{_stamp(w.start, '.')}>" + tok
+            tokens.append(tok)
+        # the lines of c.lines, with the (escaped, timestamped) tokens: words hold no spaces
+        lines, pos = [], 0
+        for line in c.lines:
+            n = len(line.split(" "))
+            lines.append(" ".join(tokens[pos : pos + n]))
+            pos += n
+        if c.speaker is not None:
+            lines[0] = f"<v {_vtt_escape(c.speaker)}>" + lines[0]
+        out.append(f"{_stamp(c.start, '.')} --> {_stamp(c.end, '.')}\n" + "\n".join(lines) + "\n")
+    return "\n".join(out)
+
+
+def _cues(utts: Iterable[Utterance], limits: CueLimits):
+    try:
+        return make_cues(list(utts), limits)
+    except ValueError as e:
+        raise PunctError(f"subtitles need word times: {e}") from None
+
+
+def write(utts: Iterable[Utterance], path: str | Path, kind: str | None = None, limits: CueLimits = CueLimits(),
+          word_times: bool = True) -> None:
+    """Write SubRip or WebVTT (``kind`` ``"srt"``/``"vtt"``, default by extension)."""
+    path = Path(path)
+    kind = kind or kind_of(path)
+    if kind not in ("srt", "vtt"):
+        raise PunctError(f"unknown subtitle kind {kind!r} (srt or vtt)", path)
+    try:
+        text = to_vtt(utts, limits, word_times) if kind == "vtt" else to_srt(utts, limits)
+    except PunctError as e:
+        raise PunctError(e.message, path) from None
+    with atomic_write(path) as f:
+        f.write(text)

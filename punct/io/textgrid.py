@@ -1,0 +1,299 @@
+"""Praat TextGrids (long and short text formats) through praatio.
+
+Reading: the words are the intervals of a words tier: a tier named ``words``
+(or ``word``), or ``<speaker> - words`` as the Montreal Forced Aligner writes
+for several speakers; ``tier=`` picks another one. Each words tier becomes one
+Utterance (its speaker from the tier name; id ``<file>`` or ``<file>-<speaker>``),
+so speakers stay separate. Empty intervals and silence labels (``sil`` ``sp``
+``<eps>``) are silences. A mark attached to a word (``hello,``) becomes its label.
+
+Writing: per speaker (or per utterance, when there are several without one) a
+punctuated words tier (``hello,``) and a sentence tier (one interval per
+sentence, its punctuated text), named ``words``/``sentences`` for a single
+utterance, else ``<speaker> - words``/``<speaker> - sentences``. Interval
+tiers cannot overlap: a word that starts before the previous one ends is
+trimmed to start at that end (a warning counts them); words need times.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+from punct.errors import PunctError
+from punct.io.sentences import (attach_marks_only, make_word, punctuated, punctuated_line, speaker_of, split_sentences,
+                                split_token)
+from punct.words import Utterance, Word
+
+log = logging.getLogger(__name__)
+
+NAME = "textgrid"
+EXTENSIONS = (".textgrid",)
+
+#: Interval labels that mean silence in a words tier (compared in lower case).
+SILENCE_LABELS = frozenset({"", "sil", "sp", "spn", "<eps>", "<sil>", "#"})
+#: Shortest interval written (praatio drops shorter ones); overlap trimming keeps at least this.
+MIN_INTERVAL = 0.001
+
+_WORDS_TIER_RE = re.compile(r"^(?:(?P<spk>.+?)\s+-\s+)?(?:words?)$", re.IGNORECASE)
+
+
+def sniff(head: str) -> bool:
+    return "ooTextFile" in head and "TextGrid" in head
+
+
+def _decode(path: Path) -> str:
+    data = path.read_bytes()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise PunctError("file has a UTF-16 byte order mark but is not valid UTF-16", path) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise PunctError("not valid UTF-8 (or UTF-16 with a byte order mark)", path, line) from None
+
+
+def _interval_lines(text: str) -> tuple[dict[tuple[int, int], int], dict[int, tuple[int, int]]]:
+    """For the long text format: (tier number, interval number) -> line number, and
+    tier number -> (declared number of intervals, line of the declaration)."""
+    out = {}
+    sizes = {}
+    tier = 0
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        m = re.match(r"item \[(\d+)\]:", s)
+        if m:
+            tier = int(m.group(1))
+            continue
+        m = re.match(r"intervals \[(\d+)\]:", s)
+        if m and tier:
+            out[(tier, int(m.group(1)))] = n
+            continue
+        m = re.match(r"intervals: size = (\d+)", s)
+        if m and tier:
+            sizes[tier] = (int(m.group(1)), n)
+    return out, sizes
+
+
+_TOKEN_RE = re.compile(r'"(?:[^"]|"")*"|[^\s"]+')
+
+
+def _short_sizes(text: str) -> dict[int, tuple[int, int]]:
+    """For the short text format: tier number -> (declared number of intervals, line)."""
+    toks = []
+    line = 1
+    pos = 0
+    for m in _TOKEN_RE.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        toks.append((m.group(), line))
+    i = 0
+    while i < len(toks) and '"TextGrid"' not in toks[i][0]:
+        i += 1
+    i += 1 + 3  # xmin xmax <exists>
+    if i >= len(toks):
+        return {}
+    sizes = {}
+    try:
+        n_tiers = int(toks[i][0])
+        i += 1
+        for t in range(1, n_tiers + 1):
+            cls = toks[i][0].strip('"')
+            n, ln = int(toks[i + 4][0]), toks[i + 4][1]
+            per = 3 if cls == "IntervalTier" else 2
+            sizes[t] = (n, ln)
+            i += 5 + per * n
+    except (IndexError, ValueError):
+        pass
+    return sizes
+
+
+def _bad_number_line(text: str) -> int | None:
+    """The first line of the long format whose xmin/xmax/size is not a number (for error messages)."""
+    for n, line in enumerate(text.splitlines(), 1):
+        m = re.match(r"\s*(?:xmin|xmax|number|(?:intervals: |points: )?size)\s*=\s*(.*?)\s*$", line)
+        if m:
+            try:
+                float(m.group(1))
+            except ValueError:
+                return n
+    return None
+
+
+def words_tier_speaker(name: str) -> tuple[bool, str | None]:
+    """(is a words tier, speaker or None): ``words`` -> (True, None), ``Ann - words`` -> (True, "Ann")."""
+    m = _WORDS_TIER_RE.match(name.strip())
+    if not m:
+        return False, None
+    return True, m.group("spk")
+
+
+def read(path: str | Path, tier: str | None = None) -> list[Utterance]:
+    """Read the words tier(s) of a TextGrid into Utterances (see the module docstring)."""
+    from praatio.utilities import textgrid_io
+
+    path = Path(path)
+    text = _decode(path)
+    if not text.strip():
+        raise PunctError("empty file (expected a Praat TextGrid)", path)
+    if "ooTextFile" not in text[:200] or "TextGrid" not in text[:300]:
+        raise PunctError('not a Praat TextGrid (no \'File type = "ooTextFile"\' / \'Object class = "TextGrid"\' header)', path, 1)
+    try:
+        tg = textgrid_io.parseTextgridStr(text, includeEmptyIntervals=True)
+    except Exception as e:  # praatio raises IndexError/ValueError/... on malformed files
+        raise PunctError(f"malformed TextGrid, praatio cannot parse it ({type(e).__name__}: {e})", path,
+                         _bad_number_line(text)) from None
+    tiers = tg.get("tiers", [])
+    names = [f"{t['name']!r}" + ("" if t["class"] == "IntervalTier" else f" ({t['class']})") for t in tiers]
+    chosen = []
+    for i, t in enumerate(tiers, 1):
+        if t["class"] not in ("IntervalTier", "TextTier"):
+            raise PunctError(f"tier {i} ({t['name']!r}) has class {t['class']!r}, not IntervalTier or TextTier", path)
+        if t["class"] != "IntervalTier":
+            continue
+        if tier is not None:
+            if t["name"] == tier:
+                chosen.append((i, t, None))
+            continue
+        ok, spk = words_tier_speaker(t["name"])
+        if ok:
+            chosen.append((i, t, spk))
+    if not chosen:
+        want = f"interval tier named {tier!r}" if tier else "words tier (an interval tier named 'words' or '<speaker> - words')"
+        raise PunctError(f"no {want}; tiers here: {', '.join(names) or 'none'}", path)
+    lines, sizes = _interval_lines(text)
+    if not lines:
+        sizes = _short_sizes(text)
+    stem = path.name[: -len(".textgrid")] if path.name.lower().endswith(".textgrid") else path.stem
+    utts = []
+    for ti, t, spk in chosen:
+        if ti in sizes and sizes[ti][0] != len(t["entries"]):
+            raise PunctError(f"tier {t['name']!r} declares {sizes[ti][0]} intervals but has {len(t['entries'])} "
+                             "(is the file cut off?)", path, sizes[ti][1])
+        words: list[Word] = []
+        prev_end = None
+        for k, (s, e, label) in enumerate(t["entries"], 1):
+            where = lines.get((ti, k))
+            try:
+                start, end = float(s), float(e)
+            except ValueError:
+                raise PunctError(f"tier {t['name']!r} interval {k}: times {s!r} {e!r} are not numbers", path, where) from None
+            if end < start:
+                raise PunctError(f"tier {t['name']!r} interval {k}: ends ({end}) before it starts ({start})", path, where)
+            if prev_end is not None and start < prev_end - 1e-9:
+                raise PunctError(f"tier {t['name']!r} interval {k}: starts ({start}) before the previous one ends ({prev_end})",
+                                 path, where)
+            prev_end = end
+            label = label.strip()
+            if label.lower() in SILENCE_LABELS:
+                continue
+            tokens = label.split()
+            for j, tok in enumerate(tokens):
+                core, lab = split_token(tok)
+                if not core:
+                    attach_marks_only(words, tok)
+                    continue
+                # a multi-word interval: the first word gets its start, the last its end
+                words.append(make_word(core, lab, start=start if j == 0 else None, end=end if j == len(tokens) - 1 else None,
+                                       speaker=None))
+        if not words:
+            log.warning("%s: tier %r has no words", path, t["name"])
+            continue
+        if spk is None and len(chosen) == 1:
+            uid = stem
+        else:
+            uid = stem + "-" + re.sub(r"\s+", "_", spk or t["name"])
+        utts.append(Utterance(id=uid, words=words, recording=stem, speaker=spk))
+    if not utts:
+        raise PunctError("the words tier has no words (only empty or silence intervals)", path)
+    return utts
+
+
+def _tier_key(w: Word, u: Utterance, many_utts: bool) -> str | None:
+    spk = speaker_of(w, u)
+    if spk is not None:
+        return spk
+    return u.id if many_utts else None
+
+
+def _monotone(words: list[Word]) -> tuple[list[tuple[float, float]], int]:
+    """Times of ``words`` (sorted by start) made non-overlapping; and how many changed."""
+    out = []
+    changed = 0
+    prev_end = 0.0
+    for w in words:
+        s, e = w.start, w.end
+        if s < prev_end:
+            s = prev_end
+        if e < s + MIN_INTERVAL:
+            e = s + MIN_INTERVAL
+        if (s, e) != (w.start, w.end):
+            changed += 1
+        out.append((s, e))
+        prev_end = e
+    return out, changed
+
+
+def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sentence_tier: bool = True) -> None:
+    """Write a TextGrid: per speaker a punctuated words tier and a sentence tier."""
+    from praatio import textgrid as ptg
+
+    path = Path(path)
+    utts = list(utts)
+    many = len(utts) > 1
+    tiers: dict[str | None, list[Word]] = {}
+    sents: dict[str | None, list[list[Word]]] = {}
+    for u in utts:
+        for k, w in enumerate(u.words):
+            if w.start is None or w.end is None:
+                raise PunctError(f"word {k + 1} ({w.text!r}) of {u.id} has no times; a TextGrid needs word times", path)
+            tiers.setdefault(_tier_key(w, u, many), []).append(w)
+        for s in split_sentences(u.words, u):
+            sents.setdefault(_tier_key(s[0], u, many), []).append(s)
+    if not tiers:
+        raise PunctError("no words to write", path)
+    tg = ptg.Textgrid()
+    xmax = 0.0
+    built = []
+    for key, words in tiers.items():
+        order = sorted(range(len(words)), key=lambda i: words[i].start)
+        words = [words[i] for i in order]
+        times, changed = _monotone(words)
+        if changed:
+            log.warning("%s: %d overlapping word(s) of %s trimmed to fit an interval tier", path, changed, key or "the words tier")
+        fixed = {id(w): t for w, t in zip(words, times)}
+        entries = [(s, e, punctuated(w)) for w, (s, e) in zip(words, times)]
+        sent_entries = []
+        for sent in sorted(sents.get(key, []), key=lambda s: fixed[id(s[0])][0]):
+            s = fixed[id(sent[0])][0]
+            e = max(fixed[id(w)][1] for w in sent)
+            if sent_entries and s < sent_entries[-1][1]:
+                s = sent_entries[-1][1]
+            if e > s:
+                sent_entries.append((s, e, punctuated_line(sent)))
+        xmax = max(xmax, entries[-1][1], *(e for _, e, _ in sent_entries))
+        prefix = "" if key is None else f"{key} - "
+        built.append((prefix, entries, sent_entries))
+    for prefix, entries, sent_entries in built:
+        tg.addTier(ptg.IntervalTier(prefix + "words", entries, 0.0, xmax))
+        if sentence_tier:
+            tg.addTier(ptg.IntervalTier(prefix + "sentences", sent_entries, 0.0, xmax))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        tg.save(tmp, format="short_textgrid" if short else "long_textgrid", includeBlankSpaces=True,
+                minimumIntervalLength=None, reportingMode="error")
+        os.replace(tmp, path)
+    except Exception as e:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        if isinstance(e, PunctError):
+            raise
+        raise PunctError(f"cannot write TextGrid: {e}", path) from None

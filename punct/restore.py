@@ -1,0 +1,383 @@
+"""Punctuate real ASR output: read a CTM, TextGrid, JSON, subtitles, text or data
+directory, put marks after its words with a trained model, write any output format.
+
+The words go to the model as it was trained (lower case, IWSLT tokenization:
+``don't`` is ``do n't`` unless the model knows ``don't``; ``<unk>`` and ``[noise]``
+are unknown words); the mark predicted after a word's last token is the word's
+label; the output writes the input's own spelling with the mark (``GOOD,``).
+
+Streams. Each stream is decoded on its own: an utterance, or consecutive
+utterances of one recording, channel and speaker (Kaldi segments of one talk).
+Speakers are never mixed in one stream when they are separate utterances
+(TextGrid tiers, segments); with ``speaker_breaks`` a change of speaker between
+words of one utterance (diarized JSON) also splits the stream and ends the
+turn's last sentence.
+
+Memory. Streams are decoded incrementally (``iter_decode``): at most
+``window + 1`` token ids of a stream are held at a time, and each window starts
+after the last predicted sentence end of the one before, exactly as
+punct.engine.decode.predict_streams does on a whole stream; so the labels do
+not depend on how the input is fed, and memory for decoding does not grow with
+the input (the words themselves are held, about 0.5 KB each).
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence, TextIO
+
+from punct.errors import PunctError
+from punct.io.sentences import punctuated_line, speaker_of, split_sentences, word_from_token, attach_marks_only
+from punct.labels import LABELS, PERIOD, SENTENCE_END
+from punct.words import Utterance, Word
+
+log = logging.getLogger(__name__)
+
+#: The model used without --model (trained and shipped by the project; see README).
+DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "default.pt"
+
+#: Output formats of ``write_output`` and their file name endings.
+OUTPUT_FORMATS: dict[str, tuple[str, ...]] = {
+    "text": (".txt",),
+    "ctm": (".ctm",),
+    "textgrid": (".textgrid",),
+    "json": (".json",),
+    "srt": (".srt",),
+    "vtt": (".vtt",),
+    "datadir": (),
+}
+
+_CACHE_SIZE = 1 << 16
+
+
+def resolve_model(path: str | Path | None) -> Path:
+    """``path``, or the default model; a PunctError says how to get one when it is missing."""
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise PunctError("model file not found", p)
+        return p
+    if not DEFAULT_MODEL.is_file():
+        raise PunctError("no --model given and the default model is missing: pass --model M.pt (a best.pt of "
+                         "./run.sh, e.g. exp/iwslt2011/tbrnn_all/best.pt) or copy one to models/default.pt", DEFAULT_MODEL)
+    return DEFAULT_MODEL
+
+
+# ----------------------------------------------------------------------------- reading
+
+def read_plain_text(path: str | Path) -> list[Utterance]:
+    """A plain-text transcript as one utterance: every white-space token is a word
+    (its spelling kept; marks already attached become labels, which restoring replaces)."""
+    path = Path(path)
+    words: list[Word] = []
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise PunctError("line is not valid UTF-8", path, lineno) from None
+            for tok in line.split():
+                w = word_from_token(tok)
+                if w is None:
+                    attach_marks_only(words, tok)
+                else:
+                    words.append(w)
+    if not words:
+        raise PunctError("no words (empty input)", path)
+    return [Utterance(id=path.stem, words=words)]
+
+
+def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | None = None) -> list[Utterance]:
+    """Utterances of ``path`` (format ``fmt``, detected when None).
+
+    A data directory with a ``ctm`` is read as that CTM (with its ``segments`` and
+    ``utt2spk``); otherwise as ``text`` (+ ``word_times``). Text files are read by
+    ``read_plain_text``. ``segments``: a Kaldi segments file for an utterance-level CTM.
+    """
+    from punct.io import detect_format, read_any
+    from punct.io import ctm
+
+    path = Path(path)
+    if not path.exists():
+        raise PunctError("input not found", path)
+    if fmt is None:
+        fmt = detect_format(path)
+    if segments is not None and fmt != "ctm":
+        raise PunctError(f"a segments file goes with a CTM input, not {fmt}", path)
+    if fmt == "datadir":
+        if not path.is_dir():
+            raise PunctError("not a data directory", path)
+        if (path / "ctm").is_file():
+            utts = ctm.read_datadir(path)
+        else:
+            utts = read_any(path, "datadir")
+    elif fmt == "ctm":
+        utts = ctm.read(path, segments=segments)
+    elif fmt == "text":
+        utts = read_plain_text(path)
+    else:
+        utts = read_any(path, fmt)
+    if not any(u.words for u in utts):
+        raise PunctError("no words in the input", path)
+    return utts
+
+
+# ----------------------------------------------------------------------------- decoding
+
+def iter_decode(model, sources: Sequence[Iterable[int]], window: int, batch_size: int = 32) -> Iterator[tuple[int, list[int]]]:
+    """Decode streams of token ids given as iterables; yield ``(stream index, label ids)``
+    as windows are accepted, in stream order within each stream.
+
+    Holds at most ``window + 1`` ids per stream. The labels are exactly those of
+    ``predict_streams(model, [list(s) for s in sources], window)``: the same windows
+    are run (each starts after the accepted part of the one before), only fed lazily.
+    """
+    from punct.engine.decode import accept_count, predict_streams
+
+    if window < 2:
+        raise ValueError("window must be at least 2 words")
+    its = [iter(s) for s in sources]
+    bufs: list[list[int]] = [[] for _ in its]
+    exhausted = [False] * len(its)
+    active = list(range(len(its)))
+    while active:
+        for i in active:
+            # window + 1 ids tell whether the window reaches the end of the stream
+            while len(bufs[i]) <= window and not exhausted[i]:
+                try:
+                    bufs[i].append(next(its[i]))
+                except StopIteration:
+                    exhausted[i] = True
+        active = [i for i in active if bufs[i]]
+        if not active:
+            break
+        wins = [bufs[i][:window] for i in active]
+        # each window is shorter than or as long as `window`: predict_streams runs it once, whole
+        preds = predict_streams(model, wins, window=window, batch_size=batch_size)
+        still = []
+        for i, p in zip(active, preds):
+            at_end = exhausted[i] and len(bufs[i]) <= window
+            k = accept_count(p, at_end)
+            del bufs[i][:k]
+            yield i, p[:k]
+            if bufs[i] or not exhausted[i]:
+                still.append(i)
+        active = still
+
+
+class Restorer:
+    """A loaded model and how to feed it: ``Restorer.load(path).restore(utts)``."""
+
+    def __init__(self, model, vocab, window: int = 200, batch_size: int = 32):
+        self.model = model
+        self.vocab = vocab
+        self.window = window
+        self.batch_size = batch_size
+        self._cache: dict[str, tuple[list[str], list[int]]] = {}
+
+    @classmethod
+    def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None) -> "Restorer":
+        """Load ``model_path`` (default: DEFAULT_MODEL); window and batch size default to its training values."""
+        from punct.engine.checkpoint import load_model
+
+        path = resolve_model(model_path)
+        model, vocab, ck = load_model(path)
+        tc = ck.get("train_config", {}) or {}
+        return cls(model, vocab, window=window or int(tc.get("slice_length", 200)),
+                   batch_size=batch_size or min(int(tc.get("batch_size", 32)), 64))
+
+    def model_tokens(self, w: Word) -> list[str]:
+        """The model's tokens of one input word (see the module docstring)."""
+        return self._encoded(w)[0]
+
+    def _encoded(self, w: Word) -> tuple[list[str], list[int]]:
+        key = w.written if w.written is not None else w.text
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        from punct.models import UNK
+        from punct.textnorm import tokenize_punctuated
+
+        t = w.text
+        if (t.startswith("<") and t.endswith(">")) or (t.startswith("[") and t.endswith("]")):
+            toks = [UNK]
+        elif getattr(type(self.vocab), "__contains__", None) is not None and t in self.vocab:
+            toks = [t]
+        else:
+            toks = [x.text for x in tokenize_punctuated(key)] or [t]
+        hit = (toks, list(self.vocab.encode(toks)))
+        if len(hit[1]) != len(toks):
+            raise PunctError(f"internal error: the model's encoder gave {len(hit[1])} ids for {len(toks)} tokens")
+        if len(self._cache) >= _CACHE_SIZE:
+            self._cache.clear()
+        self._cache[key] = hit
+        return hit
+
+    def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
+                copy: bool = True) -> list[Utterance]:
+        """Copies of ``utts`` whose words carry the predicted labels (see the module docstring);
+        ``copy=False`` sets the labels of ``utts`` themselves (and returns them), saving memory."""
+        if copy:
+            out = [dataclasses.replace(u, words=[dataclasses.replace(w) for w in u.words]) for u in utts]
+        else:
+            out = list(utts)
+        streams = stream_words(out, speaker_breaks)
+        pending: list[deque[tuple[Word, int]]] = [deque() for _ in streams]
+
+        def source(si: int) -> Iterator[int]:
+            for w in streams[si]:
+                ids = self._encoded(w)[1]
+                pending[si].append((w, len(ids)))
+                yield from ids
+
+        n_words = sum(len(s) for s in streams)
+        bar = None
+        if progress and n_words > 20000 and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=n_words, unit="word", desc="restore", leave=False)
+        t0 = time.monotonic()
+        carry = [0] * len(streams)  # token labels of the current word still to come
+        for si, labels in iter_decode(self.model, [source(i) for i in range(len(streams))], self.window, self.batch_size):
+            q = pending[si]
+            done = 0
+            for lab in labels:
+                if carry[si] == 0:
+                    carry[si] = q[0][1]
+                carry[si] -= 1
+                if carry[si] == 0:
+                    w, _ = q.popleft()
+                    w.label = LABELS[lab]
+                    done += 1
+            if bar is not None:
+                bar.update(done)
+        if bar is not None:
+            bar.close()
+        if speaker_breaks:
+            for s in streams:
+                if s and s[-1].label not in SENTENCE_END:
+                    s[-1].label = PERIOD
+        dt = time.monotonic() - t0
+        log.info("restored %d words in %d streams in %.1f s (%.0f words/s)", n_words, len(streams), dt, n_words / max(dt, 1e-9))
+        return out
+
+
+def stream_words(utts: Sequence[Utterance], speaker_breaks: bool = False) -> list[list[Word]]:
+    """The words of ``utts`` as decoding streams (see the module docstring)."""
+    streams: list[list[Word]] = []
+    prev_key: object = None
+    prev_spk: str | None = None
+    for u in utts:
+        key = (u.recording, u.channel, u.speaker) if u.recording is not None else None
+        if key is None or key != prev_key:
+            streams.append([])
+        prev_key = key
+        for w in u.words:
+            spk = speaker_of(w, u)
+            if speaker_breaks and streams[-1] and spk != prev_spk:
+                streams.append([])
+            streams[-1].append(w)
+            prev_spk = spk
+    return [s for s in streams if s]
+
+
+# ----------------------------------------------------------------------------- writing
+
+def output_format(path: str | Path | None, fmt: str | None) -> str:
+    """The output format: ``fmt``, else by the file name ending, else ``text`` (stdout)."""
+    if fmt is not None:
+        if fmt not in OUTPUT_FORMATS:
+            raise PunctError(f"unknown output format {fmt!r} (one of {', '.join(OUTPUT_FORMATS)})")
+        return fmt
+    if path is None:
+        return "text"
+    p = Path(path)
+    if p.is_dir() or str(path).endswith("/"):
+        return "datadir"
+    name = p.name.lower()
+    for f, exts in OUTPUT_FORMATS.items():
+        if any(name.endswith(e) for e in exts):
+            return f
+    raise PunctError(f"cannot tell the output format from the file name (use --output-format: {', '.join(OUTPUT_FORMATS)})", p)
+
+
+def render_text(utts: Iterable[Utterance]) -> str:
+    """Plain text: one sentence a line, the input's spelling with marks; a blank line between utterances."""
+    blocks = []
+    for u in utts:
+        if u.words:
+            blocks.append("\n".join(punctuated_line(s) for s in split_sentences(u.words, u)) + "\n")
+    return "\n".join(blocks)
+
+
+def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdout: TextIO | None = None) -> None:
+    """Write ``utts`` as ``fmt`` to ``path`` (atomically), or to ``stdout`` when ``path`` is None."""
+    from punct.fsutil import atomic_write
+
+    if path is None:
+        out = stdout or sys.stdout
+        if fmt == "text":
+            out.write(render_text(utts))
+        elif fmt == "datadir":
+            raise PunctError("a data directory output needs -o DIR")
+        else:  # render through a temporary file: every writer writes files
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as tmp:
+                p = Path(tmp) / ("out" + (OUTPUT_FORMATS[fmt] or (".out",))[0])
+                write_output(utts, p, fmt)
+                out.write(p.read_text(encoding="utf-8"))
+        out.flush()
+        return
+    path = Path(path)
+    if fmt == "text":
+        with atomic_write(path) as f:
+            f.write(render_text(utts))
+    elif fmt == "ctm":
+        from punct.io import ctm
+
+        ctm.write(utts, path)
+    elif fmt == "textgrid":
+        from punct.io import textgrid
+
+        textgrid.write(utts, path)
+    elif fmt == "json":
+        from punct.io import wordjson
+
+        wordjson.write(utts, path)
+    elif fmt in ("srt", "vtt"):
+        from punct.io import subtitles
+
+        subtitles.write(utts, path, kind=fmt)
+    elif fmt == "datadir":
+        from punct.datadir import write_datadir
+        from punct.fsutil import atomic_dir
+
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise PunctError("output directory exists and is not empty (remove it or choose another)", path)
+        with atomic_dir(path) as tmp:
+            write_datadir(tmp, utts)
+    else:
+        raise PunctError(f"unknown output format {fmt!r}")
+
+
+def restore_file(input_path: str | Path, output: str | Path | None = None, model: str | Path | None = None,
+                 input_format: str | None = None, output_format_name: str | None = None, speaker_breaks: bool = False,
+                 window: int | None = None, batch_size: int | None = None, segments: str | Path | None = None,
+                 stdout: TextIO | None = None) -> list[Utterance]:
+    """Read ``input_path``, punctuate it with ``model`` (default model when None), write
+    ``output`` (stdout when None); returns the punctuated utterances."""
+    fmt_out = output_format(output, output_format_name)
+    path = resolve_model(model)
+    utts = read_input(input_path, input_format, segments=segments)
+    log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
+    restorer = Restorer.load(path, window=window, batch_size=batch_size)
+    hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False)
+    write_output(hyp, output, fmt_out, stdout=stdout)
+    if output is not None:
+        log.info("wrote %s (%s)", output, fmt_out)
+    return hyp

@@ -1,0 +1,351 @@
+"""Punctuation scores of a hypothesis against a reference.
+
+``score_labels(ref_labels, hyp_labels)`` scores two label streams over the same
+words; ``score_utterances(ref_utts, hyp_utts)`` scores utterances whose words
+may differ (ASR output): the words are aligned by edit distance
+(punct.transfer) and the reference marks carried onto the hypothesis words, so
+every hypothesis word is one slot with a reference label and a hypothesis label.
+
+Metrics, in percent, over the slots (one slot per word: the mark after it):
+
+- per class (COMMA, PERIOD, QUESTION) and overall, micro-averaged over the three
+  marks: precision = tp / (tp + fp), recall = tp / (tp + fn), F1; a mark
+  predicted as another mark is a false positive of the one and a false
+  negative of the other;
+- SER, the slot error rate of Tilk and Alumäe (2016): (S + D + I) / reference
+  marks, where a mark predicted as another mark is one substitution, a missed
+  mark a deletion and a spurious mark an insertion;
+- Err, the classification error rate of Tilk and Alumäe (2015): wrong slots /
+  all slots;
+- two-class boundary precision, recall and F1 (any mark against none);
+- a confusion matrix over O COMMA PERIOD QUESTION (rows reference, columns
+  hypothesis) and a listing of every wrong slot with its words around it;
+- for ASR hypotheses, the word error rate and what happened to the reference
+  marks in the transfer (punct.transfer.TransferStats).
+
+An undefined metric is None (null in JSON), never 0: precision without
+hypothesis marks, recall, SER and F1 without reference marks, Err without
+slots. F1 with reference marks but no hypothesis marks is 0 (2tp/(2tp+fp+fn)).
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from punct.errors import PunctError
+from punct.fsutil import atomic_write
+from punct.labels import LABELS, MARK_LABELS, O, is_label
+from punct.transfer import TransferStats, normalize_word, transfer_marks
+from punct.words import Utterance, Word
+
+log = logging.getLogger(__name__)
+
+#: Words shown on each side of an error in the listing.
+CONTEXT_WORDS = 4
+
+
+def _pct(num: int, den: int) -> float | None:
+    return 100.0 * num / den if den else None
+
+
+@dataclass
+class PRF:
+    """Precision, recall and F1 (percent, None when undefined) with their counts."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float | None:
+        return _pct(self.tp, self.tp + self.fp)
+
+    @property
+    def recall(self) -> float | None:
+        return _pct(self.tp, self.tp + self.fn)
+
+    @property
+    def f1(self) -> float | None:
+        if self.tp + self.fn == 0:
+            return None
+        return _pct(2 * self.tp, 2 * self.tp + self.fp + self.fn)
+
+    @property
+    def ref(self) -> int:
+        """Reference marks of this class (support)."""
+        return self.tp + self.fn
+
+    @property
+    def hyp(self) -> int:
+        """Hypothesis marks of this class."""
+        return self.tp + self.fp
+
+    def to_dict(self) -> dict:
+        return {"precision": self.precision, "recall": self.recall, "f1": self.f1, "tp": self.tp, "fp": self.fp,
+                "fn": self.fn, "ref": self.ref, "hyp": self.hyp}
+
+
+@dataclass
+class SlotError:
+    """One wrong slot: where it is, the two labels, and the words around it."""
+
+    utt: str | None
+    index: int
+    ref: str
+    hyp: str
+    context: str
+
+    def format(self) -> str:
+        where = f"{self.utt} {self.index}" if self.utt is not None else str(self.index)
+        return f"{where}\t{self.ref}->{self.hyp}\t{self.context}"
+
+
+@dataclass
+class ScoreReport:
+    """All the scores of one comparison (see the module docstring)."""
+
+    confusion: dict[str, dict[str, int]]
+    errors: list[SlotError] = field(default_factory=list)
+    transfer: TransferStats | None = None
+
+    # -- derived counts -----------------------------------------------------
+    @property
+    def slots(self) -> int:
+        return sum(sum(row.values()) for row in self.confusion.values())
+
+    @property
+    def per_class(self) -> dict[str, PRF]:
+        c = self.confusion
+        out = {}
+        for lab in MARK_LABELS:
+            tp = c[lab][lab]
+            fn = sum(c[lab].values()) - tp
+            fp = sum(c[r][lab] for r in LABELS) - tp
+            out[lab] = PRF(tp, fp, fn)
+        return out
+
+    @property
+    def overall(self) -> PRF:
+        pc = self.per_class.values()
+        return PRF(sum(p.tp for p in pc), sum(p.fp for p in pc), sum(p.fn for p in pc))
+
+    @property
+    def boundary(self) -> PRF:
+        c = self.confusion
+        tp = sum(c[r][h] for r in MARK_LABELS for h in MARK_LABELS)
+        fn = sum(c[r][O] for r in MARK_LABELS)
+        fp = sum(c[O][h] for h in MARK_LABELS)
+        return PRF(tp, fp, fn)
+
+    @property
+    def ref_marks(self) -> int:
+        return sum(sum(self.confusion[r].values()) for r in MARK_LABELS)
+
+    @property
+    def hyp_marks(self) -> int:
+        return sum(self.confusion[r][h] for r in LABELS for h in MARK_LABELS)
+
+    @property
+    def substitutions(self) -> int:
+        return sum(self.confusion[r][h] for r in MARK_LABELS for h in MARK_LABELS if r != h)
+
+    @property
+    def deletions(self) -> int:
+        return sum(self.confusion[r][O] for r in MARK_LABELS)
+
+    @property
+    def insertions(self) -> int:
+        return sum(self.confusion[O][h] for h in MARK_LABELS)
+
+    @property
+    def wrong_slots(self) -> int:
+        return sum(self.confusion[r][h] for r in LABELS for h in LABELS if r != h)
+
+    # -- rates ----------------------------------------------------------------
+    @property
+    def ser(self) -> float | None:
+        """Slot error rate (S + D + I) / reference marks, percent (Tilk and Alumäe 2016)."""
+        return _pct(self.substitutions + self.deletions + self.insertions, self.ref_marks)
+
+    @property
+    def err(self) -> float | None:
+        """Share of slots with a wrong label, percent (Tilk and Alumäe 2015)."""
+        return _pct(self.wrong_slots, self.slots)
+
+    @property
+    def wer(self) -> float | None:
+        """Word error rate of the hypothesis words (percent); None when words were not aligned."""
+        return None if self.transfer is None else self.transfer.wer
+
+    # -- output -----------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """A JSON-ready dict: classes, overall, boundary, ser, err, counts, confusion, wer, transfer."""
+        return {
+            "classes": {lab: p.to_dict() for lab, p in self.per_class.items()},
+            "overall": self.overall.to_dict(),
+            "ser": self.ser,
+            "err": self.err,
+            "boundary": self.boundary.to_dict(),
+            "counts": {
+                "slots": self.slots,
+                "ref_marks": self.ref_marks,
+                "hyp_marks": self.hyp_marks,
+                "substitutions": self.substitutions,
+                "deletions": self.deletions,
+                "insertions": self.insertions,
+                "wrong_slots": self.wrong_slots,
+            },
+            "confusion": {"labels": list(LABELS), "rows": "reference", "columns": "hypothesis",
+                          "matrix": [[self.confusion[r][h] for h in LABELS] for r in LABELS]},
+            "wer": self.wer,
+            "transfer": None if self.transfer is None else self.transfer.to_dict(),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def format_confusion(self) -> str:
+        """The confusion matrix as a fixed-width table (rows reference, columns hypothesis)."""
+        w = max(9, max(len(str(v)) for row in self.confusion.values() for v in row.values()) + 1)
+        lines = ["ref \\ hyp " + "".join(f"{h:>{w}}" for h in LABELS)]
+        for r in LABELS:
+            lines.append(f"{r:<10}" + "".join(f"{self.confusion[r][h]:>{w}}" for h in LABELS))
+        return "\n".join(lines)
+
+    def format_table(self) -> str:
+        """A fixed-width table of the scores with their counts."""
+        def f(x: float | None) -> str:
+            return "-" if x is None else f"{x:.1f}"
+
+        head = f"{'class':<10}{'ref':>8}{'hyp':>8}{'tp':>8}{'fp':>8}{'fn':>8}{'P':>8}{'R':>8}{'F1':>8}"
+        lines = [head, "-" * len(head)]
+
+        def row(name: str, p: PRF) -> str:
+            return (f"{name:<10}{p.ref:>8}{p.hyp:>8}{p.tp:>8}{p.fp:>8}{p.fn:>8}"
+                    f"{f(p.precision):>8}{f(p.recall):>8}{f(p.f1):>8}")
+
+        for lab, p in self.per_class.items():
+            lines.append(row(lab, p))
+        lines.append(row("overall", self.overall))
+        lines.append(row("boundary", self.boundary))
+        lines.append("-" * len(head))
+        lines.append(f"SER {f(self.ser)}  (S {self.substitutions} + D {self.deletions} + I {self.insertions}"
+                     f" over {self.ref_marks} reference marks)")
+        lines.append(f"Err {f(self.err)}  ({self.wrong_slots} wrong of {self.slots} slots)")
+        t = self.transfer
+        if t is not None and (t.word_errors or t.dropped or t.moved):
+            lines.append(f"WER {f(t.wer)}  (S {t.substitutions} + D {t.deletions} + I {t.insertions} over "
+                         f"{t.ref_words} reference words; {t.hyp_words} hypothesis words)")
+            lines.append(f"reference marks {t.marks}: carried {t.carried}, on deleted words {t.on_deleted} "
+                         f"(moved to the preceding word {t.moved}), dropped {t.dropped} "
+                         f"(no preceding word {t.dropped_no_word}, merged into a stronger mark {t.dropped_merged})")
+        lines.append("")
+        lines.append("confusion (rows reference, columns hypothesis):")
+        lines.append(self.format_confusion())
+        return "\n".join(lines) + "\n"
+
+    def format_errors(self) -> str:
+        """One line per wrong slot: ``UTT INDEX<TAB>REF->HYP<TAB>... word [REF->HYP] next ...``."""
+        return "".join(e.format() + "\n" for e in self.errors)
+
+    def write_dir(self, path: str | Path) -> None:
+        """Write report.txt, report.json, confusion.txt and errors.txt into ``path`` (each atomically)."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        for name, text in (("report.txt", self.format_table()), ("report.json", self.to_json() + "\n"),
+                           ("confusion.txt", self.format_confusion() + "\n"), ("errors.txt", self.format_errors())):
+            with atomic_write(path / name) as f:
+                f.write(text)
+
+
+# ---------------------------------------------------------------------------
+
+
+class _Tally:
+    """Accumulates slots into a confusion matrix and an error listing."""
+
+    def __init__(self) -> None:
+        self.confusion = {r: {h: 0 for h in LABELS} for r in LABELS}
+        self.errors: list[SlotError] = []
+
+    def add(self, ref: Sequence[str], hyp: Sequence[str], words: Sequence[str] | None = None, utt: str | None = None,
+            locs: Sequence[tuple[str, int]] | None = None) -> None:
+        """Count slots; ``locs`` (utterance, index) per slot overrides ``utt`` and the position."""
+        if len(ref) != len(hyp):
+            raise PunctError(f"{len(ref)} reference labels but {len(hyp)} hypothesis labels"
+                             + (f" in {utt!r}" if utt else ""))
+        conf = self.confusion
+        for k, (r, h) in enumerate(zip(ref, hyp)):
+            try:
+                conf[r][h] += 1
+            except KeyError:
+                bad = r if r not in conf else h
+                raise PunctError(f"unknown label {bad!r} (expected one of {' '.join(LABELS)})") from None
+            if r != h:
+                u, i = locs[k] if locs is not None else (utt, k)
+                self.errors.append(SlotError(u, i, r, h, _context(words, k, r, h)))
+
+    def report(self, transfer: TransferStats | None = None) -> ScoreReport:
+        return ScoreReport(confusion=self.confusion, errors=self.errors, transfer=transfer)
+
+
+def _context(words: Sequence[str] | None, k: int, r: str, h: str) -> str:
+    tag = f"[{r}->{h}]"
+    if words is None:
+        return tag
+    lo, hi = max(0, k - CONTEXT_WORDS), min(len(words), k + 1 + CONTEXT_WORDS)
+    left = ("... " if lo > 0 else "") + " ".join(words[lo : k + 1])
+    right = " ".join(words[k + 1 : hi]) + (" ..." if hi < len(words) else "")
+    return f"{left} {tag} {right}".rstrip()
+
+
+def score_labels(ref_labels: Sequence[str], hyp_labels: Sequence[str], words: Sequence[str] | None = None) -> ScoreReport:
+    """Score hypothesis labels against reference labels of the same words (equal lengths).
+
+    ``words`` (optional) gives the error listing its context.
+    """
+    tally = _Tally()
+    tally.add(list(ref_labels), list(hyp_labels), words)
+    return tally.report()
+
+
+def _check_labels(utts: Sequence[Utterance], side: str) -> None:
+    for u in utts:
+        for w in u.words:
+            if not is_label(w.label):
+                raise PunctError(f"{side} utterance {u.id!r}: unknown label {w.label!r}")
+
+
+def score_utterances(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
+                     normalize: Callable[[str], str] = normalize_word) -> ScoreReport:
+    """Score hypothesis utterances against reference utterances, aligning their words.
+
+    When both sides have the same utterance ids, utterances are aligned one by
+    one; otherwise all words of each side (in the given order) form one stream.
+    The slots are the hypothesis words; their reference labels are the
+    reference marks transferred onto them (punct.transfer.transfer_marks).
+    """
+    _check_labels(ref_utts, "reference")
+    _check_labels(hyp_utts, "hypothesis")
+    ref_ids = [u.id for u in ref_utts]
+    hyp_ids = [u.id for u in hyp_utts]
+    pairs: list[tuple[str | None, list[Word], list[Word], list[tuple[str, int]] | None]]
+    if ref_ids and len(set(ref_ids)) == len(ref_ids) and set(ref_ids) == set(hyp_ids) and len(hyp_ids) == len(ref_ids):
+        by_id = {u.id: u for u in hyp_utts}
+        pairs = [(u.id, u.words, by_id[u.id].words, None) for u in ref_utts]
+    else:
+        if len(ref_utts) > 1 or len(hyp_utts) > 1:
+            log.info("utterance ids differ (%d reference, %d hypothesis utterances): aligning all words as one stream",
+                     len(ref_utts), len(hyp_utts))
+        locs = [(u.id, k) for u in hyp_utts for k in range(len(u.words))]
+        pairs = [(None, [w for u in ref_utts for w in u.words], [w for u in hyp_utts for w in u.words], locs)]
+    tally = _Tally()
+    total = TransferStats()
+    for utt, ref_words, hyp_words, locs in pairs:
+        projected, stats = transfer_marks(ref_words, hyp_words, normalize=normalize)
+        total = total + stats
+        tally.add([w.label for w in projected], [w.label for w in hyp_words], [w.text for w in hyp_words], utt, locs)
+    return tally.report(total)

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Prepare the Earnings recipe: Earnings-22 for training and tuning, Earnings-21 for testing.
+
+Writes under ``--out-dir`` (see recipes/earnings/README.md):
+
+``e22_train`` ``e22_dev``  Earnings-22 force-aligned references (words, labels; word
+                           times in ``word_times`` when every word of a call is timed,
+                           otherwise none); ``--dev-every K`` puts every K-th call (in
+                           file-name order) into ``e22_dev``
+``ted``                    TED talks (``--ted-dir``, a data directory prepared by
+                           recipes/iwslt2011/prepare.py) re-tokenized like ASR output
+``ted_e22``                ``ted`` + ``e22_train``
+``e21_ref``                Earnings-21 punctuated references (one utterance per call)
+``e21_<system>``           a hypothesis per ASR system: ``kaldi_libri`` and ``kaldi_rev``
+                           from the Kaldi CTMs (``text``, ``word_times``, no labels: the
+                           reference marks are transferred in stage 5), and the commercial
+                           engines' own output with their own punctuation as labels
+                           (``amazon google microsoft speechmatics``; Rev's own
+                           output has no punctuation in this corpus)
+
+Every word is written in one spelling for all sets (punct.transfer.normalize_word:
+lower case, no abbreviation dots, no marks or hyphens at the edges), and
+contractions are one token (``we're``, as ASR systems write them; the TED
+preparation splits them as the IWSLT test set does, so ``ted`` joins them
+back). A token that normalizes to nothing gives its mark to the word before.
+Each set is built under a temporary name, validated, renamed into place and
+marked done; a set already done is skipped unless ``--force true``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections import Counter
+from pathlib import Path
+
+try:
+    import punct  # noqa: F401
+except ImportError:  # run as a script without PYTHONPATH: the repository root
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from punct.bin.common import add_common, require_inputs, run
+from punct.datadir import load_utterances, validate_datadir, write_datadir
+from punct.errors import PunctError
+from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
+from punct.labels import O, stronger
+from punct.transfer import normalize_word
+from punct.words import Utterance, Word
+
+log = logging.getLogger("punct.recipes.earnings")
+
+#: commercial engines' own output: name -> folder under earnings21/output/.
+#: Rev's own outputs (rev/kaldi/nlp, rev/espnet/nlp) carry no punctuation at all
+#: in this copy of the corpus (every punctuation field is empty), so Rev is not
+#: among the engines whose punctuation is scored.
+ENGINES = {
+    "amazon": "amazon",
+    "google": "google",
+    "microsoft": "microsoft",
+    "speechmatics": "speechmatics",
+}
+#: Kaldi CTMs: name -> folder under earnings21/output/
+KALDI = {
+    "kaldi_libri": "kaldi_org/librispeech/ctm",
+    "kaldi_rev": "rev/kaldi/ctm",
+}
+#: clitic tokens the IWSLT-style tokenization splits off (``we 're``, ``do n't``)
+CLITICS = frozenset({"'s", "'re", "'m", "'ll", "n't", "'ve", "'d"})
+
+
+def normalize_words(words: list[Word]) -> tuple[list[Word], int]:
+    """Words in the recipe's spelling; tokens that normalize to nothing are dropped
+    (their mark goes to the word before). Returns (words, number dropped)."""
+    out: list[Word] = []
+    dropped = 0
+    for w in words:
+        t = normalize_word(w.text)
+        if not t or not any(c.isalnum() for c in t):
+            dropped += 1
+            if out and w.label != O:
+                out[-1].label = stronger(out[-1].label, w.label)
+            continue
+        out.append(Word(text=t, label=w.label, start=w.start, end=w.end, conf=w.conf, speaker=w.speaker))
+    return out, dropped
+
+
+def join_clitics(words: list[Word]) -> list[Word]:
+    """``we 're`` -> ``we're``: a clitic token joins the word before it (its mark wins if stronger)."""
+    out: list[Word] = []
+    for w in words:
+        if out and w.text in CLITICS:
+            prev = out[-1]
+            prev.text += w.text
+            prev.label = stronger(prev.label, w.label)
+            if w.end is not None:
+                prev.end = w.end
+            continue
+        out.append(w)
+    return out
+
+
+def _strip_partial_times(words: list[Word]) -> list[Word]:
+    """Keep times only when every word has them (data directories hold all or none)."""
+    if all(w.start is not None and w.end is not None for w in words):
+        return words
+    for w in words:
+        w.start = w.end = None
+    return words
+
+
+def read_calls(files: list[Path], fmt: str, keep_times: bool) -> tuple[list[Utterance], dict]:
+    """One utterance per call file, read with punct.io (``nlp`` or ``ctm``) and normalized."""
+    from punct.io import read_any
+
+    utts: list[Utterance] = []
+    stats: Counter = Counter()
+    for f in files:
+        for u in read_any(f, fmt):
+            words, dropped = normalize_words(u.words)
+            stats["tokens_dropped"] += dropped
+            if not words:
+                log.warning("%s: no words after normalization: skipped", f)
+                stats["calls_skipped"] += 1
+                continue
+            words = _strip_partial_times(words) if keep_times else [
+                Word(text=w.text, label=w.label) for w in words]
+            stats["timed_calls"] += int(words[0].start is not None)
+            utts.append(Utterance(id=u.id, words=words))
+    return utts, dict(stats)
+
+
+def build_set(out: Path, name: str, utts: list[Utterance], extra: dict, force: bool, require_labels: bool = True) -> None:
+    """Write one data directory atomically, validate it, write stats.json, mark it done."""
+    target = out / name
+    if is_done(target) and not force:
+        log.info("%s: already done, skipped (use --force true to rebuild)", target)
+        return
+    if not utts:
+        raise PunctError("no utterances for this set", target)
+    labels = Counter(w.label for u in utts for w in u.words)
+    with atomic_dir(target) as tmp:
+        write_datadir(tmp, utts)
+        n = validate_datadir(tmp, require_labels=require_labels)
+        stats = dict(extra, utterances=len(utts), words=n, labels=dict(sorted(labels.items())))
+        with atomic_write(tmp / "stats.json") as f:
+            json.dump(stats, f, indent=2, sort_keys=True)
+            f.write("\n")
+    mark_done(target)
+    log.info("%s: %d utterances, %d words, labels %s", target, len(utts), n,
+             " ".join(f"{k}={v}" for k, v in sorted(labels.items())))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="recipes/earnings/prepare.py", description=__doc__.splitlines()[0])
+    p.add_argument("--corpus-dir", required=True, help="folder holding earnings21/ and earnings22/")
+    p.add_argument("--out-dir", required=True, help="data/earnings")
+    p.add_argument("--ted-dir", default=None, help="a TED data directory from recipes/iwslt2011/prepare.py (omit: no ted sets)")
+    p.add_argument("--dev-every", type=int, default=8, help="every K-th Earnings-22 call goes to e22_dev (default 8: 16 calls)")
+    p.add_argument("--max-calls", type=int, default=0, help="use only the first N calls of each corpus (0: all; quick tests)")
+    p.add_argument("--force", default="false", choices=["true", "false"], help="rebuild sets that are done")
+    add_common(p)
+    return p
+
+
+def _main(args: argparse.Namespace) -> int:
+    corpus = Path(args.corpus_dir)
+    out = Path(args.out_dir)
+    force = args.force == "true"
+    e22 = corpus / "earnings22" / "transcripts" / "force_aligned_nlp_references"
+    e21 = corpus / "earnings21"
+    require_inputs([e22, e21 / "transcripts" / "nlp_references"], "corpus folder")
+    if args.dev_every < 2:
+        raise PunctError(f"--dev-every must be at least 2, got {args.dev_every}")
+    out.mkdir(parents=True, exist_ok=True)
+
+    def limit(files: list[Path]) -> list[Path]:
+        return files[: args.max_calls] if args.max_calls else files
+
+    # Earnings-22: training and tuning calls
+    files22 = limit(sorted(e22.glob("*.nlp")))
+    if not files22:
+        raise PunctError("no *.nlp files", e22)
+    dev_files = [f for i, f in enumerate(files22) if i % args.dev_every == args.dev_every - 1]
+    train_files = [f for f in files22 if f not in set(dev_files)]
+    if not (is_done(out / "e22_train") and is_done(out / "e22_dev")) or force:
+        train, st = read_calls(train_files, "nlp", keep_times=True)
+        build_set(out, "e22_train", train, dict(st, source=str(e22), calls=len(train_files)), force)
+        dev, st = read_calls(dev_files, "nlp", keep_times=True)
+        build_set(out, "e22_dev", dev, dict(st, source=str(e22), calls=len(dev_files),
+                                            call_ids=[f.stem.split(".")[0] for f in dev_files]), force)
+
+    # TED text in the same spelling, and TED + Earnings-22
+    if args.ted_dir:
+        ted_dir = Path(args.ted_dir)
+        require_inputs([ted_dir / "text"], "TED data directory")
+        if not is_done(out / "ted") or force:
+            ted = []
+            for u in load_utterances(ted_dir):
+                words, _ = normalize_words(join_clitics(u.words))
+                ted.append(Utterance(id=u.id, words=words))
+            build_set(out, "ted", ted, {"source": str(ted_dir)}, force)
+        if not is_done(out / "ted_e22") or force:
+            both = load_utterances(out / "ted") + load_utterances(out / "e22_train")
+            build_set(out, "ted_e22", both, {"source": f"{out / 'ted'} + {out / 'e22_train'}"}, force)
+
+    # Earnings-21: references, Kaldi CTMs, engines' own output
+    ref_files = limit(sorted((e21 / "transcripts" / "nlp_references").glob("*.nlp")))
+    calls = [f.stem for f in ref_files]
+    if not is_done(out / "e21_ref") or force:
+        ref, st = read_calls(ref_files, "nlp", keep_times=False)
+        build_set(out, "e21_ref", ref, dict(st, source=str(ref_files[0].parent), calls=len(ref_files)), force)
+    for name, sub in KALDI.items():
+        folder = e21 / "output" / sub
+        files = [folder / f"{c}.ctm" for c in calls]
+        require_inputs(files, "CTM file")
+        if not is_done(out / f"e21_{name}") or force:
+            hyp, st = read_calls(files, "ctm", keep_times=True)
+            for u in hyp:  # labels come from the reference in stage 5, not from the CTM
+                for w in u.words:
+                    w.label = O
+            build_set(out, f"e21_{name}", hyp, dict(st, source=str(folder), calls=len(files)), force)
+    for name, sub in ENGINES.items():
+        folder = e21 / "output" / sub
+        files = [folder / f"{c}.nlp" for c in calls]
+        require_inputs(files, "engine output")
+        if not is_done(out / f"e21_{name}") or force:
+            hyp, st = read_calls(files, "nlp", keep_times=False)
+            build_set(out, f"e21_{name}", hyp, dict(st, source=str(folder), calls=len(files)), force)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="recipes/earnings/prepare.py")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+WORDS = ["hello", "everyone", "and", "welcome", "to", "the", "call", "what", "is", "next"]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    n = torch.get_num_threads()
+    yield
+    torch.set_num_threads(n)  # restore's --threads sets it
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory):
+    from punct.engine import checkpoint
+    from punct.engine.vocab import Vocabulary
+    from punct.labels import LABELS
+    from punct.models import build_model, resolved_model_args
+
+    torch.manual_seed(0)
+    vocab = Vocabulary.build([WORDS], min_count=1)
+    args = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8})
+    model = build_model("tbrnn", args, len(vocab))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.7)
+    path = tmp_path_factory.mktemp("m") / "tiny.pt"
+    checkpoint.save(path, {"model": "tbrnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": model.state_dict(), "train_config": {"slice_length": 12, "batch_size": 4}})
+    return path
+
+
+@pytest.fixture
+def ctm(tmp_path):
+    rng = random.Random(0)
+    p = tmp_path / "talk.ctm"
+    p.write_text("".join(f"talk 1 {i * 0.5:.2f} 0.40 {rng.choice(WORDS).upper()} 0.95\n" for i in range(60)))
+    return p
+
+
+def test_help_does_not_import_torch():
+    code = ("import sys\nfrom punct.cli import main\ntry:\n  main(['restore', '--help'])\nexcept SystemExit as e:\n"
+            "  assert e.code == 0\nassert 'torch' not in sys.modules, 'torch imported'\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stderr
+    assert "usage: punct restore" in r.stdout and "--output-format" in r.stdout and "--model" in r.stdout
+
+
+def test_missing_input_and_default_model(tmp_path, ctm, capsys, monkeypatch):
+    from punct.bin import restore
+    import punct.restore as rs
+
+    assert restore.main([str(tmp_path / "nope.ctm")]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [f"error: {tmp_path / 'nope.ctm'}: input not found"]
+    monkeypatch.setattr(rs, "DEFAULT_MODEL", tmp_path / "models" / "default.pt")
+    assert restore.main([str(ctm)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {tmp_path / 'models' / 'default.pt'}: no --model given")
+
+
+def test_malformed_input_names_file_and_line(tmp_path, model_path, capsys):
+    from punct.bin import restore
+
+    bad = tmp_path / "bad.ctm"
+    bad.write_text("talk 1 0.0 0.3 hello\ntalk 1 0.5 x0.3 world\n")
+    assert restore.main(["--model", str(model_path), str(bad)]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [f"error: {bad}:2: duration 'x0.3' is not a number"]
+    assert restore.main(["--model", str(model_path), str(bad), "-o", str(tmp_path / "x.docx")]) == 1
+    assert "cannot tell the output format" in capsys.readouterr().err
+
+
+def test_stdout_text_and_files(tmp_path, model_path, ctm, capsys):
+    from punct.bin import restore
+    from punct.io.sentences import punctuated
+    from punct.restore import read_input
+
+    assert restore.main(["--model", str(model_path), str(ctm)]) == 0
+    out = capsys.readouterr().out
+    tokens = out.split()
+    assert [t.rstrip(",.?") for t in tokens] == [w.upper() for w in (line.split()[4].lower() for line in ctm.read_text().splitlines())]
+    assert any(t[-1] in ",.?" for t in tokens)
+    for ext in ("ctm", "vtt", "srt", "TextGrid", "json"):
+        o = tmp_path / f"out.{ext}"
+        assert restore.main(["--model", str(model_path), str(ctm), "-o", str(o)]) == 0
+        back = read_input(o)[0]
+        assert " ".join(punctuated(w) for w in back.words) == " ".join(tokens)
+    assert restore.main(["--model", str(model_path), str(ctm), "--output-format", "json"]) == 0
+    assert '"format": "punct-words-1"' in capsys.readouterr().out
+    d = tmp_path / "dd"
+    assert restore.main(["--model", str(model_path), str(ctm), "-o", str(d), "--output-format", "datadir"]) == 0
+    assert (d / "text").read_text().split()[0] == "talk" and (d / "word_times").is_file()

@@ -1,0 +1,123 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from punct.bin import score
+from punct.datadir import write_datadir
+from punct.words import Utterance, Word
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(*code_or_args: str, module: bool = False) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", *code_or_args] if module else [sys.executable, "-c", code_or_args[0]]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="UTF-8"))
+
+
+@pytest.fixture
+def files(tmp_path):
+    ref = tmp_path / "ref.tsv"
+    ref.write_text("so\tCOMMA\nwe\tO\ngrew\tO\nrevenue\tPERIOD\ndid\tO\nit\tO\nwork\tQUESTION\n", encoding="utf-8")
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("So we grew. Revenue did it work?\n", encoding="utf-8")
+    return ref, hyp
+
+
+def test_help_does_not_import_torch():
+    r = _run("import sys\nfrom punct.bin.score import main\ntry:\n  main(['--help'])\nexcept SystemExit as e:\n"
+             "  assert e.code == 0\nassert 'torch' not in sys.modules, 'torch imported'\n")
+    assert r.returncode == 0, r.stderr
+    assert "--out-dir" in r.stdout and "--ref-format" in r.stdout
+
+
+def test_scoring_does_not_import_torch(files):
+    ref, hyp = files
+    r = _run(f"import sys\nfrom punct.bin.score import main\nrc = main([{str(ref)!r}, {str(hyp)!r}])\n"
+             "assert rc == 0\nassert 'torch' not in sys.modules, 'torch imported'\n")
+    assert r.returncode == 0, r.stderr
+    assert "overall" in r.stdout
+
+
+def test_json_output(files, capsys):
+    ref, hyp = files
+    assert score.main([str(ref), str(hyp), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    # ref: so, we grew revenue. did it work?   hyp: so we grew. revenue did it work?
+    # COMMA missed (so), PERIOD on grew instead of revenue: 1 insertion + 1 deletion; QUESTION right
+    assert d["classes"]["QUESTION"]["f1"] == 100.0
+    assert d["classes"]["COMMA"]["recall"] == 0.0 and d["classes"]["COMMA"]["precision"] is None
+    assert (d["overall"]["precision"], d["overall"]["recall"]) == (50.0, pytest.approx(100 / 3))
+    assert d["ser"] == pytest.approx(100.0)
+    assert d["wer"] == 0.0
+
+
+def test_out_dir_writes_the_four_files(files, tmp_path, capsys):
+    ref, hyp = files
+    out = tmp_path / "scoring"
+    assert score.main([str(ref), str(hyp), "--out-dir", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == ["confusion.txt", "errors.txt", "report.json", "report.txt"]
+    assert (out / "report.txt").read_text() == table
+    errors = (out / "errors.txt").read_text().splitlines()
+    assert errors[0] == "hyp-000001 0\tCOMMA->O\tso [COMMA->O] we grew revenue did ..."
+    assert len(errors) == 3
+
+
+def test_datadir_against_decode_dir(tmp_path, capsys):
+    ref = [Utterance("u1", [Word("hi", "COMMA"), Word("there", "PERIOD")]), Utterance("u2", [Word("ok", "QUESTION")])]
+    hyp = [Utterance("u1", [Word("hi", "O"), Word("there", "PERIOD")]), Utterance("u2", [Word("ok", "QUESTION")])]
+    write_datadir(tmp_path / "ref", ref)
+    write_datadir(tmp_path / "dec", hyp)
+    (tmp_path / "dec" / "text.punct").write_text("u1 hi there.\nu2 ok?\n")
+    assert score.main([str(tmp_path / "ref"), str(tmp_path / "dec"), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["counts"]["slots"] == 3 and d["overall"]["recall"] == pytest.approx(200 / 3)
+    assert d["overall"]["precision"] == 100.0
+    # the decoder's text.punct read as text gives the same scores
+    assert score.main([str(tmp_path / "ref"), str(tmp_path / "dec" / "text.punct"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["overall"] == d["overall"]
+
+
+def test_missing_file_is_one_line(files, tmp_path, capsys):
+    ref, _ = files
+    missing = tmp_path / "nope.txt"
+    assert score.main([str(ref), str(missing)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {missing}: hypothesis not found"]
+
+
+@pytest.mark.parametrize(
+    "name,content,where",
+    [
+        ("bad.tsv", "so\tCOMMA\nwe\tPERIODS\n", "bad.tsv:2: unknown label 'PERIODS'"),
+        ("bad.nlp", "token|speaker|ts|endTs|punctuation|case|tags\nso|1|0.1|0.2|,||\nwe|1\n",
+         "bad.nlp:3: expected 7 '|'-separated fields"),
+    ],
+)
+def test_malformed_input_is_one_line_naming_file_and_line(files, tmp_path, capsys, name, content, where):
+    _, hyp = files
+    bad = tmp_path / name
+    bad.write_text(content, encoding="utf-8")
+    assert score.main([str(bad), str(hyp)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {tmp_path / where}")
+
+
+def test_unknown_format_option(files, capsys):
+    ref, hyp = files
+    assert score.main([str(ref), str(hyp), "--hyp-format", "ctmx"]) == 1
+    assert "unknown format 'ctmx'" in capsys.readouterr().err
+
+
+def test_python_m_punct_score(files):
+    ref, hyp = files
+    r = _run("punct", "score", str(ref), str(hyp), module=True)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split()[:4] == ["class", "ref", "hyp", "tp"]
+    assert any(line.startswith("QUESTION") and line.split()[-1] == "100.0" for line in lines)

@@ -1,0 +1,179 @@
+import logging
+import random
+
+import pytest
+
+from punct.errors import PunctError
+from punct.io import ctm, detect_format
+from punct.io.sentences import punctuated, split_token
+from punct.words import Utterance, Word
+
+
+def write(tmp_path, text, name="a.ctm"):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize("token,word,label", [
+    ("hello", "hello", "O"),
+    ("Hello,", "Hello", "COMMA"),
+    ("GOOD.", "GOOD", "PERIOD"),
+    ("why?!", "why", "QUESTION"),
+    ("so...", "so", "PERIOD"),
+    ("well;", "well", "PERIOD"),
+    ('"quoted",', "quoted", "COMMA"),
+    ("(aside)", "aside", "O"),
+    ("U.S.", "U.S.", "O"),        # abbreviation keeps its dot
+    ("U.S.,", "U.S.", "COMMA"),
+    ("Mr.", "Mr.", "O"),
+    ("3.5.", "3.5", "PERIOD"),
+    ("th-", "th-", "O"),          # a cut-off word, not a dash mark
+    ("<unk>", "<unk>", "O"),
+    ("[noise]", "[noise]", "O"),
+    ("students'", "students'", "O"),
+    (",", "", "COMMA"),
+    ("--", "", "COMMA"),
+])
+def test_split_token(token, word, label):
+    assert split_token(token) == (word, label)
+
+
+def test_read_fields_spelling_and_marks(tmp_path):
+    p = write(tmp_path, ";; a comment\n"
+                        "rec1 A 0.50 0.20 GOOD 0.91\n"
+                        "rec1 A 0.70 0.30 Morning, 1.00\n"
+                        "\n"
+                        "rec1 A 1.20 0.25 everyone.\n")
+    (u,) = ctm.read(p)
+    assert (u.id, u.recording, u.channel) == ("rec1", "rec1", "A")
+    assert [w.text for w in u.words] == ["good", "morning", "everyone"]
+    assert [w.written for w in u.words] == ["GOOD", "Morning", None]
+    assert [w.label for w in u.words] == ["O", "COMMA", "PERIOD"]
+    assert [(w.start, w.end) for w in u.words] == [(0.5, 0.7), (0.7, 1.0), (1.2, 1.45)]
+    assert [w.conf for w in u.words] == [0.91, 1.0, None]
+    assert detect_format(p) == "ctm"
+    assert ctm.sniff(p.read_text()) and not ctm.sniff("hello world, this is text\n")
+
+
+def test_files_and_channels_in_nist_order(tmp_path):
+    p = write(tmp_path, "b 1 0.0 0.1 x\n"
+                        "a B 0.0 0.1 y\n"
+                        "a A 0.5 0.1 z\n"
+                        "a A 0.0 0.1 w\n")
+    utts = ctm.read(p)
+    assert [(u.id, u.recording, u.channel) for u in utts] == [("a-A", "a", "A"), ("a-B", "a", "B"), ("b", "b", "1")]
+    assert utts[0].texts == ["z", "w"]  # file order within a channel by default
+    assert ctm.read(p, sort=True)[0].texts == ["w", "z"]
+
+
+def test_unsorted_kept_with_warning_and_overlap_kept(tmp_path, caplog):
+    p = write(tmp_path, "f 1 1.00 0.20 as\n"
+                        "f 1 1.30 0.05 a\n"
+                        "f 1 1.25 0.40 result\n"
+                        "f 1 1.70 0.10 of\n")
+    with caplog.at_level(logging.WARNING):
+        (u,) = ctm.read(p)
+    assert u.texts == ["as", "a", "result", "of"]  # the recognizer's order
+    msgs = " ".join(r.getMessage() for r in caplog.records)
+    assert "out of time order (first at line 3)" in msgs
+    assert "start before the previous word ends" in msgs
+    (u,) = ctm.read(p, sort=True)
+    assert u.texts == ["as", "result", "a", "of"]  # NIST order: by start time
+
+
+@pytest.mark.parametrize("text,line,msg", [
+    ("f 1 0.0 0.1 a\nf 1 zero 0.1 b\n", 2, "start time 'zero' is not a number"),
+    ("f 1 0.0 0.1 a\nf 1 0.2 -0.1 b\n", 2, "negative duration"),
+    ("f 1 -1 0.1 a\n", 1, "negative start time"),
+    ("f 1 0.0 0.1\n", 1, "expected 5 or 6 fields"),
+    ("f 1 0.0 0.1 a 0.9 extra\n", 1, "expected 5 or 6 fields"),
+    ("f 1 0.0 0.1 a high\n", 1, "confidence 'high' is not a number"),
+    ("f 1 0.0 nan a\n", 1, "not a finite number"),
+])
+def test_malformed_lines_name_the_line(tmp_path, text, line, msg):
+    p = write(tmp_path, text)
+    with pytest.raises(PunctError) as e:
+        ctm.read(p)
+    assert e.value.line == line and e.value.path == str(p)
+    assert msg in e.value.message
+
+
+def test_empty_and_bad_encoding(tmp_path):
+    with pytest.raises(PunctError, match="empty CTM"):
+        ctm.read(write(tmp_path, ";; only a comment\n"))
+    p = tmp_path / "b.ctm"
+    p.write_bytes(b"f 1 0 0.1 ok\nf 1 0.2 0.1 \xff\n")
+    with pytest.raises(PunctError) as e:
+        ctm.read(p)
+    assert e.value.line == 2
+
+
+def test_segments_make_times_absolute(tmp_path):
+    (tmp_path / "segments").write_text("spk1-utt2 rec 10.0 12.0\nspk1-utt1 rec 2.5 4.0\n")
+    p = write(tmp_path, "spk1-utt1 1 0.10 0.20 hello\nspk1-utt2 1 0.00 0.30 again\nspk1-utt2 1 0.40 0.20 there\n")
+    utts = ctm.read(p, segments=tmp_path / "segments", utt2spk={"spk1-utt1": "spk1", "spk1-utt2": "spk1"})
+    assert [u.id for u in utts] == ["spk1-utt1", "spk1-utt2"]
+    assert all(u.recording == "rec" and u.speaker == "spk1" for u in utts)
+    assert [(w.start, w.end) for w in utts[1].words] == [(10.0, 10.3), (10.4, 10.6)]
+    assert utts[0].words[0].start == pytest.approx(2.6)
+    bad = write(tmp_path, "nope 1 0.1 0.2 x\n", "bad.ctm")
+    with pytest.raises(PunctError, match="not in segments") as e:
+        ctm.read(bad, segments=tmp_path / "segments")
+    assert e.value.line == 1
+    # a data directory holding the ctm
+    (tmp_path / "ctm").write_text(p.read_text())
+    (tmp_path / "utt2spk").write_text("spk1-utt1 spk1\nspk1-utt2 spk1\n")
+    assert [u.speaker for u in ctm.read_datadir(tmp_path)] == ["spk1", "spk1"]
+
+
+def test_write_punctuated_and_plain(tmp_path):
+    u = Utterance("x", [Word("good", "COMMA", 3.24, 3.39, 1.0, written="GOOD"), Word("bye", "PERIOD", 3.5, 3.75)],
+                  recording="call", channel="A")
+    ctm.write([u], tmp_path / "p.ctm")
+    assert (tmp_path / "p.ctm").read_text() == "call A 3.24 0.15 GOOD, 1.00\ncall A 3.50 0.25 bye.\n"
+    ctm.write([u], tmp_path / "q.ctm", marks=False)
+    assert (tmp_path / "q.ctm").read_text() == "call A 3.24 0.15 GOOD 1.00\ncall A 3.50 0.25 bye\n"
+    u.words[1].start = None
+    with pytest.raises(PunctError, match="word 2 .* has no times"):
+        ctm.write([u], tmp_path / "r.ctm")
+
+
+def test_random_round_trip(tmp_path):
+    rng = random.Random(7)
+    utts = []
+    for r in range(3):
+        t = rng.randint(0, 1000) / 1000
+        words = []
+        for k in range(rng.randint(1, 60)):
+            t += rng.randint(0, 800) / 1000
+            d = rng.randint(10, 900) / 1000
+            core = rng.choice(["a", "Bee", "CEE", "d'oh", "e-mail", "f1", "<unk>", "U.S."])
+            label = "O" if core == "U.S." else rng.choice(["O", "O", "COMMA", "PERIOD", "QUESTION"])
+            words.append(Word(core.lower(), label, round(t, 3), round(t + d, 3), rng.choice([None, 0.5]),
+                              written=core if core != core.lower() else None))
+            t += d
+        utts.append(Utterance(f"rec{r}", words, recording=f"rec{r}", channel=rng.choice(["1", "A"])))
+    ctm.write(utts, tmp_path / "r.ctm")
+    back = ctm.read(tmp_path / "r.ctm")
+    assert [u.id for u in back] == [u.id for u in utts]
+    for a, b in zip(utts, back):
+        assert [punctuated(w) for w in a.words] == [punctuated(w) for w in b.words]
+        assert [(w.text, w.label, w.written, w.conf) for w in a.words] == [(w.text, w.label, w.written, w.conf) for w in b.words]
+        assert [w.start for w in b.words] == pytest.approx([w.start for w in a.words], abs=5e-4)
+        assert [w.end for w in b.words] == pytest.approx([w.end for w in a.words], abs=1e-3)
+
+
+@pytest.mark.parametrize("system", ["kaldi_org/librispeech", "rev/kaldi"])
+def test_real_earnings21_ctm(corpus_dir, tmp_path, system):
+    src = corpus_dir / "earnings21" / "output" / system / "ctm" / "4320211.ctm"
+    if not src.is_file():
+        pytest.skip(f"{src} not found")
+    (u,) = ctm.read(src)
+    lines = src.read_text().splitlines()
+    assert len(u.words) == len(lines)
+    assert all(w.text == w.text.lower() for w in u.words)
+    ctm.write([u], tmp_path / "out.ctm", marks=False)
+    # the plain output is the input sorted as NIST wants, byte for byte
+    key = lambda line: (line.split()[0], line.split()[1], float(line.split()[2]))  # noqa: E731
+    assert (tmp_path / "out.ctm").read_text().splitlines() == sorted(lines, key=key)

@@ -1,0 +1,149 @@
+import random
+
+import pytest
+
+from punct.errors import PunctError
+from punct.io import detect_format, read_any, subtitles
+from punct.io.sentences import CueLimits, estimated_times, make_cues, punctuated, split_sentences, wrap_lines
+from punct.words import Utterance, Word
+
+
+def timed(spec, speaker=None, t0=0.0, gap=0.1, dur=0.3):
+    """Words from 'hello, world. how are you?' with regular times."""
+    from punct.io.sentences import word_from_token
+
+    words, t = [], t0
+    for tok in spec.split():
+        w = word_from_token(tok, start=round(t, 3), end=round(t + dur, 3), speaker=speaker)
+        words.append(w)
+        t += dur + gap
+    return words
+
+
+def test_split_sentences_at_marks_and_speakers():
+    ws = timed("so, yes. no") + timed("me too", speaker="B")
+    sents = split_sentences(ws)
+    assert [[w.text for w in s] for s in sents] == [["so", "yes"], ["no"], ["me", "too"]]
+
+
+def test_estimated_times_spread_missing_ones():
+    ws = [Word("a", start=1.0, end=None), Word("b"), Word("c"), Word("d", start=None, end=2.2)]
+    # the 8 boundaries from 1.0 to 2.2 in equal steps of 1.2 / 7
+    flat = [x for se in estimated_times(ws) for x in se]
+    assert flat == pytest.approx([1.0 + 1.2 * k / 7 for k in range(8)])
+    assert estimated_times([Word("a")]) is None
+
+
+def test_wrap_lines_balanced():
+    toks = "the quick brown fox jumps over the lazy dog and keeps running far away".split()
+    lines = wrap_lines(toks, 42, 2)
+    assert len(lines) == 2 and all(len(line) <= 42 for line in lines)
+    assert abs(len(lines[0]) - len(lines[1])) <= 10
+    assert wrap_lines(["short", "line"], 42, 2) == ["short line"]
+
+
+def test_long_sentence_split_at_comma_within_limits():
+    text = ("well, we saw revenue grow in every region this quarter, and margins improved across the board "
+            "thanks to pricing, mix and lower freight costs, which we expect to continue into next year.")
+    u = Utterance("u", timed(text, dur=0.25, gap=0.05))
+    limits = CueLimits()
+    cues = make_cues([u], limits)
+    assert len(cues) > 1
+    assert [w for c in cues for w in c.words] == u.words  # every word once, in order
+    for c in cues:
+        assert len(" ".join(c.lines)) <= limits.max_line_chars * limits.max_lines or len(c.words) == 1
+        assert all(len(line) <= limits.max_line_chars for line in c.lines) or len(c.words) == 1
+        assert c.end - c.start <= limits.max_seconds
+    # cues end at commas where the text has them
+    assert sum(c.words[-1].label == "COMMA" for c in cues[:-1]) >= len(cues) - 2
+    assert cues[-1].words[-1].label == "PERIOD"
+
+
+def test_long_silence_splits_a_cue():
+    ws = timed("one two") + timed("three four.", t0=10.0)
+    cues = make_cues([Utterance("u", ws)])
+    assert [[w.text for w in c.words] for c in cues] == [["one", "two"], ["three", "four"]]
+
+
+def test_srt_text_and_round_trip(tmp_path):
+    u = Utterance("u", timed("Hello, world. How are you?") + timed("Fine.", t0=2.5))
+    p = tmp_path / "u.srt"
+    subtitles.write([u], p)
+    assert p.read_text() == ("1\n00:00:00,000 --> 00:00:00,700\nHello, world.\n\n"
+                             "2\n00:00:00,800 --> 00:00:01,900\nHow are you?\n\n"
+                             "3\n00:00:02,500 --> 00:00:02,800\nFine.\n")
+    assert detect_format(p) in ("srt", "vtt")
+    (back,) = read_any(p)
+    assert [(w.text, w.written, w.label) for w in back.words] == [(w.text, w.written, w.label) for w in u.words]
+    # cue times are the first start and the last end of each cue; the rest is not in SubRip
+    assert [(w.start, w.end) for w in back.words] == [(0.0, None), (None, 0.7), (0.8, None), (None, None), (None, 1.9),
+                                                      (2.5, 2.8)]
+
+
+def test_vtt_speakers_word_starts_escaping_round_trip(tmp_path):
+    u = Utterance("u", timed("Q&A <unk> time. yes?", speaker="Ann") + timed("sure.", speaker="Bob", t0=3.0))
+    p = tmp_path / "u.vtt"
+    subtitles.write([u], p)
+    text = p.read_text()
+    assert text.startswith("WEBVTT\n\n")
+    assert "<v Ann>Q&amp;A <00:00:00.400>&lt;unk&gt; <00:00:00.800>time." in text
+    assert "<v Bob>sure." in text
+    (back,) = read_any(p)
+    assert [(w.text, w.label, w.speaker) for w in back.words] == [(w.text, w.label, w.speaker) for w in u.words]
+    assert [w.start for w in back.words] == [w.start for w in u.words]  # starts come back from inline timestamps
+    assert [w.end for w in back.words] == [None, None, 1.1, 1.5, 3.3]  # ends only at cue ends
+
+
+def test_read_youtube_style_inline_tags(tmp_path):
+    p = tmp_path / "yt.vtt"
+    p.write_text("WEBVTT\nKind: captions\nLanguage: en\n\nNOTE a comment\n\n"
+                 "cue-1\n00:00:01.000 --> 00:00:03.000 align:start position:0%\n"
+                 "so<00:00:01.500><c> today</c><00:00:02.000><c> we</c>\n")
+    (u,) = subtitles.read(p)
+    assert [(w.text, w.start, w.end) for w in u.words] == [("so", 1.0, None), ("today", 1.5, None), ("we", 2.0, 3.0)]
+
+
+@pytest.mark.parametrize("text,line,msg", [
+    ("1\n00:00:01,000 -> 00:00:02,000\nhello\n", 2, "expected a cue timing"),
+    ("1\n00:00:01,000 --> 00:00:02,000\nhello\n\nx\n00:00:03,000 --> 00:00:04,000\nworld\n", 5, "expected a cue number"),
+    ("1\n00:00:05,000 --> 00:00:02,000\nhello\n", 2, "cue ends"),
+])
+def test_malformed_srt(tmp_path, text, line, msg):
+    p = tmp_path / "bad.srt"
+    p.write_text(text)
+    with pytest.raises(PunctError, match=msg) as e:
+        subtitles.read(p)
+    assert e.value.line == line
+
+
+def test_empty_and_untimed(tmp_path):
+    p = tmp_path / "e.srt"
+    p.write_text("\n")
+    with pytest.raises(PunctError, match="empty"):
+        subtitles.read(p)
+    with pytest.raises(PunctError, match="subtitles need word times"):
+        subtitles.write([Utterance("u", [Word("a")])], tmp_path / "x.vtt")
+
+
+def test_random_round_trip_keeps_words_marks_and_cue_times(tmp_path):
+    rng = random.Random(5)
+    vocab = ["we", "Revenue", "grew", "USA", "it's", "cost", "2021", "margin", "and", "so"]
+    for kind in ("srt", "vtt"):
+        t, words = 0.0, []
+        for _ in range(300):
+            t = round(t + rng.choice([0.0, 0.05, 0.2, 0.8, 2.5]), 3)
+            d = round(rng.uniform(0.05, 0.6), 3)
+            core = rng.choice(vocab)
+            words.append(Word(core.lower(), rng.choice(["O"] * 6 + ["COMMA", "PERIOD", "QUESTION"]), t, round(t + d, 3),
+                              written=core if core != core.lower() else None))
+            t = round(t + d, 3)
+        u = Utterance("r", words)
+        p = tmp_path / f"r.{kind}"
+        subtitles.write([u], p)
+        (back,) = subtitles.read(p)
+        assert [punctuated(w) for w in back.words] == [punctuated(w) for w in words]
+        cues = make_cues([u])
+        firsts = {id(c.words[0]) for c in cues}
+        for w, b in zip(words, back.words):
+            if id(w) in firsts or kind == "vtt":
+                assert b.start == pytest.approx(w.start, abs=1e-3)

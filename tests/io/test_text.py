@@ -1,0 +1,69 @@
+import pytest
+
+from punct.errors import PunctError
+from punct.io import detect_format, read_any, write_any
+from punct.io import text
+from punct.words import Utterance, Word
+
+
+def test_plain_text_lines_are_utterances(tmp_path):
+    f = tmp_path / "talk.txt"
+    f.write_text("Hello, world. We're in the U.S.!\n\nIs it 10,000 people?\n", encoding="utf-8")
+    utts = text.read(f)
+    assert [u.id for u in utts] == ["talk-000001", "talk-000003"]
+    assert [(w.text, w.label) for w in utts[0].words] == [
+        ("hello", "COMMA"), ("world", "PERIOD"), ("we", "O"), ("'re", "O"), ("in", "O"), ("the", "O"), ("us", "PERIOD")]
+    assert utts[1].texts == ["is", "it", "10,000", "people"] and utts[1].labels[-1] == "QUESTION"
+
+
+def test_kaldi_text_punct_with_ids(tmp_path):
+    f = tmp_path / "text.punct"
+    # what the decoder writes: words already tokenized (clitics split off), sorted ids
+    f.write_text("utt1 it 's fine, do n't worry.\nutt2\nutt3 mr. smith?\n", encoding="utf-8")
+    utts = read_any(f)
+    assert [u.id for u in utts] == ["utt1", "utt2", "utt3"]
+    assert [(w.text, w.label) for w in utts[0].words] == [
+        ("it", "O"), ("'s", "O"), ("fine", "COMMA"), ("do", "O"), ("n't", "O"), ("worry", "PERIOD")]
+    assert utts[1].words == []
+    assert [(w.text, w.label) for w in utts[2].words] == [("mr.", "O"), ("smith", "QUESTION")]
+
+
+def test_round_trip_kaldi_and_plain(tmp_path):
+    utts = [Utterance("b", [Word("so", "COMMA"), Word("what", "QUESTION")]),
+            Utterance("a", [Word("it", "O"), Word("'s", "O"), Word("ok", "PERIOD")])]
+    f = tmp_path / "text.punct"
+    write_any(utts, f)
+    assert f.read_text() == "a it 's ok.\nb so, what?\n"
+    back = text.read(f)
+    assert [(u.id, u.texts, u.labels) for u in back] == [(u.id, u.texts, u.labels) for u in sorted(utts, key=lambda u: u.id)]
+    g = tmp_path / "plain.txt"
+    write_any(utts, g)
+    assert g.read_text() == "so, what?\nit 's ok.\n"
+    assert [u.labels for u in text.read(g)] == [["COMMA", "QUESTION"], ["O", "O", "PERIOD"]]
+
+
+@pytest.mark.parametrize(
+    "name,content,message",
+    [
+        ("text.punct", "a hi.\na there.\n", r"text\.punct:2: duplicate utterance id 'a' \(first on line 1\)"),
+        ("text.punct", "a hi.\n\nb x\n", r"text\.punct:2: empty line"),
+        ("empty.txt", "", r"empty\.txt: no words"),
+        ("marks.txt", "... !\n", r"marks\.txt: no words"),
+    ],
+)
+def test_errors(tmp_path, name, content, message):
+    f = tmp_path / name
+    f.write_text(content, encoding="utf-8")
+    with pytest.raises(PunctError, match=message):
+        text.read(f)
+
+
+def test_sniff(tmp_path):
+    assert text.sniff("Hello there. How are you?\n")
+    assert not text.sniff("i\tO\n")
+    assert not text.sniff("token|speaker|ts|endTs|punctuation\nhi|1||||\n")
+    assert not text.sniff('{"words": ["a."]}')
+    assert not text.sniff("rec 1 0.50 0.20 hello 0.9\n")
+    f = tmp_path / "notes"
+    f.write_text("Well, yes.\n")
+    assert detect_format(f) == "text"

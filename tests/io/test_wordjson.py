@@ -1,0 +1,108 @@
+import json
+import random
+
+import pytest
+
+from punct.errors import PunctError
+from punct.io import detect_format, read_any, wordjson
+from punct.words import Utterance, Word
+
+
+def dump(tmp_path, obj, name="a.json"):
+    p = tmp_path / name
+    p.write_text(obj if isinstance(obj, str) else json.dumps(obj), encoding="utf-8")
+    return p
+
+
+VOSK = {"result": [{"conf": 1.0, "end": 0.9, "start": 0.42, "word": "hello"},
+                   {"conf": 0.61, "end": 1.5, "start": 0.93, "word": "world"}], "text": "hello world"}
+
+WHISPER = {"text": " Hello, world. How are you?", "language": "en", "segments": [
+    {"id": 0, "start": 0.0, "end": 1.6, "text": " Hello, world.", "words": [
+        {"word": " Hello,", "start": 0.0, "end": 0.5, "probability": 0.9},
+        {"word": " world.", "start": 0.6, "end": 1.1, "probability": 0.8}]},
+    {"id": 1, "start": 1.6, "end": 3.0, "text": " How are you?", "words": [
+        {"word": " How", "start": 1.6, "end": 1.8, "probability": 0.99},
+        {"word": " are", "start": 1.8, "end": 2.0, "probability": 0.99},
+        {"word": " you?", "start": 2.0, "end": 2.4, "probability": 0.95}]}]}
+
+
+def test_vosk_single_list_and_json_lines(tmp_path):
+    (u,) = wordjson.read(dump(tmp_path, VOSK, "call.json"))
+    assert u.id == "call" and u.texts == ["hello", "world"]
+    assert [(w.start, w.end, w.conf) for w in u.words] == [(0.42, 0.9, 1.0), (0.93, 1.5, 0.61)]
+    second = {"result": [{"conf": 1.0, "end": 2.5, "start": 2.0, "word": "again"}], "text": "again"}
+    (u,) = wordjson.read(dump(tmp_path, [VOSK, {"text": ""}, second]))
+    assert [(w.text, w.start) for w in u.words] == [("hello", 0.42), ("world", 0.93), ("again", 2.0)]
+    bare = [{"word": "so", "start": 0.1, "end": 0.2}, {"word": "yes", "start": 0.3, "end": 0.4}]
+    assert [(w.text, w.end) for w in wordjson.read(dump(tmp_path, bare))[0].words] == [("so", 0.2), ("yes", 0.4)]
+    lines = dump(tmp_path, json.dumps(VOSK) + "\n" + json.dumps({"partial": ""}) + "\n" + json.dumps(second) + "\n", "v.jsonl")
+    assert detect_format(lines) == "json"
+    assert wordjson.read(lines)[0].texts == ["hello", "world", "again"]
+
+
+def test_whisper_spaces_marks_and_missing_times(tmp_path):
+    (u,) = wordjson.read(dump(tmp_path, WHISPER))
+    assert [(w.text, w.written, w.label) for w in u.words] == [
+        ("hello", "Hello", "COMMA"), ("world", None, "PERIOD"), ("how", "How", "O"), ("are", None, "O"), ("you", None, "QUESTION")]
+    assert u.words[4].conf == 0.95
+    whisperx = {"segments": [{"start": 0, "end": 2, "text": "It costs 20 dollars.", "speaker": "SPEAKER_00", "words": [
+        {"word": "It", "start": 0.1, "end": 0.2, "score": 0.9, "speaker": "SPEAKER_00"},
+        {"word": "costs", "start": 0.3, "end": 0.6, "score": 0.9, "speaker": "SPEAKER_00"},
+        {"word": "20"},
+        {"word": "dollars.", "start": 1.0, "end": 1.4, "score": 0.8, "speaker": "SPEAKER_01"}]}]}
+    (u,) = wordjson.read(dump(tmp_path, whisperx))
+    assert [(w.text, w.start, w.speaker) for w in u.words] == [
+        ("it", 0.1, "SPEAKER_00"), ("costs", 0.3, "SPEAKER_00"), ("20", None, "SPEAKER_00"), ("dollars", 1.0, "SPEAKER_01")]
+    assert u.speaker is None
+
+
+@pytest.mark.parametrize("doc,msg", [
+    ({"text": "hello world"}, "no word times (Vosk: call SetWords(True))"),
+    ({"segments": [{"start": 0, "end": 1, "text": " Hello."}]}, "segments[0] has no 'words': no word times"),
+    ({"result": [{"word": "a", "start": "zero", "end": 1}]}, "result[0]: 'start' is 'zero', not a number"),
+    ({"result": [{"word": "a", "start": 2, "end": 1}]}, "result[0]: ends (1.0) before it starts (2.0)"),
+    ({"result": [{"start": 0, "end": 1}]}, "result[0]: no word text"),
+    ({"segments": []}, "no words"),
+    ({"foo": 1}, "unknown JSON layout (foo)"),
+    ({"format": "other", "utterances": []}, "unknown format 'other'"),
+    ({"utterances": [{"id": "u", "words": [{"text": "two words"}]}]}, "holds white space"),
+])
+def test_errors(tmp_path, doc, msg):
+    with pytest.raises(PunctError) as e:
+        wordjson.read(dump(tmp_path, doc))
+    assert msg in e.value.message
+
+
+def test_syntax_error_line_and_empty(tmp_path):
+    p = dump(tmp_path, '{"result": [\n  {"word": "a", "start": 0, "end": 1},\n  {"word": "b" "start": 1}\n]}')
+    with pytest.raises(PunctError, match="invalid JSON") as e:
+        wordjson.read(p)
+    assert e.value.line == 3
+    with pytest.raises(PunctError, match="empty file"):
+        wordjson.read(dump(tmp_path, "  \n"))
+    jl = dump(tmp_path, json.dumps(VOSK) + "\n" + '{"result": [}\n', "b.jsonl")
+    with pytest.raises(PunctError, match="invalid JSON Lines") as e:
+        wordjson.read(jl)
+    assert e.value.line == 2
+
+
+def test_punct_round_trip_random(tmp_path):
+    rng = random.Random(11)
+    utts = []
+    for i in range(4):
+        words = []
+        t = 0.0
+        for _ in range(rng.randint(1, 50)):
+            t = round(t + rng.random(), 3)
+            timed = rng.random() > 0.1
+            core = rng.choice(["okay", "Yes", "IBM", "naïve", "<unk>", "x&y"])
+            words.append(Word(core.lower(), rng.choice(["O", "COMMA", "PERIOD", "QUESTION"]),
+                              t if timed else None, round(t + 0.25, 3) if timed else None, rng.choice([None, 0.75]),
+                              rng.choice([None, "S1", "S2"]), written=core if core != core.lower() else None))
+        utts.append(Utterance(f"u{i}", words, recording=rng.choice([None, "rec"]), channel=rng.choice(["1", "A"]),
+                              speaker=rng.choice([None, "S1"])))
+    p = tmp_path / "out.json"
+    wordjson.write(utts, p)
+    json.loads(p.read_text())  # valid JSON
+    assert read_any(p) == utts

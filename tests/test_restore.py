@@ -1,0 +1,248 @@
+import random
+
+import pytest
+import torch
+
+from punct.engine.decode import predict_streams
+from punct.engine.vocab import Vocabulary
+from punct.errors import PunctError
+from punct.io.sentences import punctuated
+from punct.labels import LABELS, label_id
+from punct.restore import (Restorer, iter_decode, output_format, read_input, render_text, resolve_model, restore_file,
+                           stream_words, write_output)
+from punct.words import Utterance, Word
+
+WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "it", "'s",
+         "so", "what", "is", "next", "thank", "you"]
+
+
+def make_tiny_model(path, seed=0, window=16):
+    """A randomly initialised small T-BRNN saved like punct.engine.train saves best.pt."""
+    from punct.engine import checkpoint
+    from punct.models import build_model, resolved_model_args
+
+    torch.manual_seed(seed)
+    vocab = Vocabulary.build([WORDS], min_count=1)
+    args = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8})
+    model = build_model("tbrnn", args, len(vocab))
+    with torch.no_grad():  # punctuator2 starts output weights at zero: shake them so every label is predicted
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.7)
+    checkpoint.save(path, {"model": "tbrnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": model.state_dict(), "train_config": {"slice_length": window, "batch_size": 4}})
+    return model.eval(), vocab
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Windows of a few words: one thread is fastest, and far faster on a loaded machine."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "tiny.pt"
+    model, vocab = make_tiny_model(path)
+    return path, model, vocab
+
+
+def test_iter_decode_equals_whole_stream_decoding(tiny):
+    _, model, vocab = tiny
+    rng = random.Random(1)
+    stream = [rng.randrange(len(vocab)) for _ in range(3000)]
+    window = 23
+    whole = predict_streams(model, [stream], window=window)[0]
+    assert len(set(whole)) >= 3  # the model predicts several labels, so windows restart at varied places
+    consumed = [0]
+    yielded = 0
+
+    def feed():
+        for x in stream:
+            consumed[0] += 1
+            yield x
+
+    got = []
+    for i, labels in iter_decode(model, [feed()], window=window):
+        got += labels
+        yielded += len(labels)
+        assert consumed[0] - (yielded - len(labels)) <= window + 1  # never more than a window of look-ahead
+    assert got == whole
+
+
+def test_iter_decode_many_streams_equals_predict_streams(tiny):
+    _, model, vocab = tiny
+    rng = random.Random(2)
+    streams = [[rng.randrange(len(vocab)) for _ in range(rng.randint(0, 400))] for _ in range(7)]
+    expect = predict_streams(model, streams, window=17, batch_size=3)
+    got = [[] for _ in streams]
+    for i, labels in iter_decode(model, [iter(s) for s in streams], window=17, batch_size=3):
+        got[i] += labels
+    assert got == expect
+
+
+class MarkAfter(torch.nn.Module):
+    """COMMA after word id `c`, PERIOD after id `p`, else O."""
+
+    def __init__(self, c, p):
+        super().__init__()
+        self.c, self.p = c, p
+
+    def forward(self, ids, mask, feats=None):
+        logits = torch.zeros(*ids.shape, len(LABELS))
+        logits[..., label_id("O")] = 1.0
+        logits[..., label_id("COMMA")] = (ids == self.c).float() * 2
+        logits[..., label_id("PERIOD")] = (ids == self.p).float() * 3
+        return logits
+
+
+def test_words_to_model_tokens_and_labels_of_last_token():
+    vocab = Vocabulary.build([["do", "n't", "stop", "it", "'s"]], min_count=1)
+    r = Restorer(MarkAfter(vocab.id("do"), vocab.id("n't")), vocab, window=8)
+    ws = [Word("don't", written="DON'T"), Word("stop"), Word("<unk>"), Word("it's"), Word("do")]
+    assert [r.model_tokens(w) for w in ws] == [["do", "n't"], ["stop"], ["<unk>"], ["it", "'s"], ["do"]]
+    (out,) = r.restore([Utterance("u", ws)])
+    assert [w.label for w in out.words] == ["PERIOD", "O", "O", "O", "COMMA"]
+    assert [punctuated(w) for w in out.words] == ["DON'T.", "stop", "<unk>", "it's", "do,"]
+    assert ws[0].label == "O"  # the input is not changed
+
+
+def test_streams_keep_speakers_apart():
+    a1 = Utterance("a1", [Word("x")], recording="r", speaker="A")
+    a2 = Utterance("a2", [Word("y")], recording="r", speaker="A")
+    b1 = Utterance("b1", [Word("z")], recording="r", speaker="B")
+    lone = Utterance("t", [Word("p", speaker="S1"), Word("q", speaker="S1"), Word("s", speaker="S2")])
+    assert [[w.text for w in s] for s in stream_words([a1, a2, b1, lone])] == [["x", "y"], ["z"], ["p", "q", "s"]]
+    assert [[w.text for w in s] for s in stream_words([lone], speaker_breaks=True)] == [["p", "q"], ["s"]]
+    vocab = Vocabulary.build([["p", "q", "s"]], min_count=1)
+    r = Restorer(MarkAfter(-1, -1), vocab, window=8)  # predicts O everywhere
+    assert [w.label for w in r.restore([lone])[0].words] == ["O", "O", "O"]
+    assert [w.label for w in r.restore([lone], speaker_breaks=True)[0].words] == ["O", "PERIOD", "PERIOD"]
+
+
+def test_missing_default_model_is_a_clear_error(monkeypatch, tmp_path):
+    import punct.restore as rs
+
+    monkeypatch.setattr(rs, "DEFAULT_MODEL", tmp_path / "models" / "default.pt")
+    with pytest.raises(PunctError) as e:
+        resolve_model(None)
+    assert "--model" in str(e.value) and "models/default.pt" in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(PunctError, match="model file not found"):
+        resolve_model(tmp_path / "nope.pt")
+
+
+def test_output_format_by_name():
+    assert output_format(None, None) == "text"
+    assert output_format("a.TextGrid", None) == "textgrid"
+    assert output_format("a.srt", None) == "srt" and output_format("a.vtt", None) == "vtt"
+    assert output_format("out/", None) == "datadir"
+    assert output_format("a.xyz", "json") == "json"
+    with pytest.raises(PunctError, match="cannot tell the output format"):
+        output_format("a.xyz", None)
+
+
+def random_utts(seed, n_utts=3, speakers=False):
+    rng = random.Random(seed)
+    utts = []
+    for i in range(n_utts):
+        t, words = rng.randint(0, 50) / 10, []
+        for _ in range(rng.randint(1, 80)):
+            t = round(t + rng.choice([0.0, 0.01, 0.15, 0.6, 2.4]), 3)
+            d = round(rng.randint(30, 800) / 1000, 3)
+            core = rng.choice(["Welcome", "to", "NASA", "it's", "<unk>", "Q3", "e-mail", "naïve"])
+            words.append(Word(core.lower(), rng.choice(["O"] * 5 + ["COMMA", "PERIOD", "QUESTION"]), t, round(t + d, 3),
+                              written=core if core != core.lower() else None))
+            t = round(t + d, 3)
+        spk = f"S{i}" if speakers else None
+        utts.append(Utterance(f"rec{i}" if not speakers else f"rec-S{i}", words, recording=f"rec{i}" if not speakers else "rec",
+                              speaker=spk))
+    return utts
+
+
+@pytest.mark.parametrize("fmt,ext", [("ctm", ".ctm"), ("textgrid", ".TextGrid"), ("json", ".json"), ("datadir", "")])
+def test_round_trip_keeps_every_word_and_time(tmp_path, fmt, ext):
+    for seed in range(5):
+        utts = random_utts(seed, speakers=(fmt == "textgrid"))
+        path = tmp_path / f"s{seed}{ext or '_dir'}"
+        write_output(utts, path, fmt)
+        back = read_input(path)
+        assert len(back) == len(utts)
+        for a, b in zip(utts, back):
+            assert [w.text for w in b.words] == [w.text for w in a.words]
+            assert [w.label for w in b.words] == [w.label for w in a.words]
+            if fmt != "datadir":  # a data directory keeps the lower-case text only
+                assert [punctuated(w) for w in b.words] == [punctuated(w) for w in a.words]
+            assert [w.start for w in b.words] == pytest.approx([w.start for w in a.words], abs=1e-6)
+            assert [w.end for w in b.words] == pytest.approx([w.end for w in a.words], abs=1e-6)
+
+
+@pytest.mark.parametrize("fmt", ["srt", "vtt"])
+def test_round_trip_subtitles_keep_words_and_marks(tmp_path, fmt):
+    utts = random_utts(9, n_utts=1)
+    write_output(utts, tmp_path / f"s.{fmt}", fmt)
+    (back,) = read_input(tmp_path / f"s.{fmt}")
+    assert [punctuated(w) for w in back.words] == [punctuated(w) for w in utts[0].words]
+
+
+def test_plain_text_in_and_out(tmp_path):
+    p = tmp_path / "t.txt"
+    p.write_text("GOOD morning\nladies, and gentlemen\n\n")
+    (u,) = read_input(p)
+    assert [w.text for w in u.words] == ["good", "morning", "ladies", "and", "gentlemen"]
+    u.words[1].label = "PERIOD"
+    u.words[4].label = "QUESTION"
+    assert render_text([u, Utterance("v", [Word("ok", "PERIOD")])]) == "GOOD morning.\nladies, and gentlemen?\n\nok.\n"
+    (tmp_path / "e.txt").write_text("\n")
+    with pytest.raises(PunctError, match="empty input"):
+        read_input(tmp_path / "e.txt")
+
+
+CTM = "".join(f"call A {i * 0.4:.2f} 0.30 {w}{' 0.9' if i % 3 else ''}\n"
+              for i, w in enumerate(("GOOD MORNING AND WELCOME TO THE CALL WE GREW REVENUE SO WHAT IS NEXT THANK YOU "
+                                     "IT'S <unk> DON'T " * 6).split()))
+
+
+def test_end_to_end_ctm_to_every_format(tiny, tmp_path):
+    model_path, model, vocab = tiny
+    src = tmp_path / "call.ctm"
+    src.write_text(CTM)
+    (inp,) = read_input(src)
+    hyp = restore_file(src, tmp_path / "out.ctm", model=model_path)
+    labels = [w.label for w in hyp[0].words]
+    assert len(set(labels)) >= 2
+    # the same labels as decoding the whole stream of model tokens at once
+    r = Restorer(model, vocab, window=16)
+    toks = [r._encoded(w)[1] for w in inp.words]
+    whole = predict_streams(model, [[i for t in toks for i in t]], window=16)[0]
+    ends = [sum(len(t) for t in toks[: k + 1]) - 1 for k in range(len(toks))]
+    assert labels == [LABELS[whole[e]] for e in ends]
+    out_ctm = read_input(tmp_path / "out.ctm")[0]
+    assert [punctuated(w) for w in out_ctm.words] == [punctuated(w) for w in hyp[0].words]
+    assert out_ctm.words[0].written == "GOOD" and out_ctm.words[0].start == 0.0 and out_ctm.words[1].conf == 0.9
+    for ext in (".srt", ".vtt", ".TextGrid", ".json", ".txt"):
+        restore_file(src, tmp_path / f"out{ext}", model=model_path)
+        assert (tmp_path / f"out{ext}").stat().st_size > 0
+    for ext in (".TextGrid", ".json"):
+        back = read_input(tmp_path / f"out{ext}")[0]
+        assert [(punctuated(w), w.start, w.end) for w in back.words] == [(punctuated(w), w.start, w.end) for w in hyp[0].words]
+    for ext in (".srt", ".vtt"):
+        back = read_input(tmp_path / f"out{ext}")[0]
+        assert [punctuated(w) for w in back.words] == [punctuated(w) for w in hyp[0].words]
+    text = (tmp_path / "out.txt").read_text()
+    assert text.split() == [punctuated(w) for w in hyp[0].words]
+
+
+def test_datadir_with_segments_ctm(tiny, tmp_path):
+    model_path, _, _ = tiny
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "segments").write_text("s-1 call 10.0 12.0\ns-2 call 12.5 14.0\n")
+    (d / "utt2spk").write_text("s-1 s\ns-2 s\n")
+    (d / "ctm").write_text("s-1 1 0.10 0.20 good\ns-1 1 0.40 0.20 morning\ns-2 1 0.00 0.30 thank\ns-2 1 0.40 0.20 you\n")
+    hyp = restore_file(d, tmp_path / "o.ctm", model=model_path)
+    assert [u.id for u in hyp] == ["s-1", "s-2"]
+    lines = (tmp_path / "o.ctm").read_text().splitlines()
+    assert [line.split()[:3] for line in lines] == [["call", "1", "10.10"], ["call", "1", "10.40"], ["call", "1", "12.50"],
+                                                     ["call", "1", "12.90"]]
