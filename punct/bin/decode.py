@@ -2,12 +2,14 @@
 
     python -m punct.bin.decode --model exp/tbrnn/best.pt --data data/X/test2011 \
         --out exp/tbrnn/decode_test2011
-Writes <out>/{text,labels,utt2spk,spk2utt,text.punct} and, when the data
+Writes <out>/{text,labels,utt2spk,spk2utt,text.punct}, decode_stats.json (words/s,
+read by punct.bin.results) and, when the data
 directory has `labels` and punct.score is available, <out>/scoring/.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from pathlib import Path
@@ -38,7 +40,8 @@ def _main(args: argparse.Namespace) -> int:
     from punct.engine.decode import decode, write_decode
     from punct.fsutil import atomic_dir
 
-    hyp = decode(args.model, args.data, window=args.window, batch_size=args.batch_size, threads=args.threads)
+    stats: dict = {}
+    hyp = decode(args.model, args.data, window=args.window, batch_size=args.batch_size, threads=args.threads, stats=stats)
     score_labels = None
     ref = None
     if not args.no_score and (Path(args.data) / "labels").is_file():
@@ -50,6 +53,7 @@ def _main(args: argparse.Namespace) -> int:
             ref = load_utterances(args.data)
     with atomic_dir(args.out) as tmp:
         write_decode(tmp, hyp)
+        (tmp / "decode_stats.json").write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
         if ref is not None:
             ref_labels = [lab for u in ref for lab in u.labels]
             hyp_labels = [lab for u in hyp for lab in u.labels]

@@ -2,6 +2,13 @@
 
     python -m punct.bin.train --config conf/tbrnn.yaml --train data/X/train \
         --valid data/X/dev2012 --exp exp/tbrnn [--max-epochs N] [key=value ...]
+
+Every model of conf/ trains through this one entry point (a counting model such as
+the hidden-event LM is estimated in one pass). Data-parallel on one or more machines
+with torchrun (gloo backend, CPU; every rank takes its share of each batch, rank 0
+writes the files):
+
+    torchrun --standalone --nproc_per_node 2 -m punct.bin.train --config ... threads=2
 """
 from __future__ import annotations
 

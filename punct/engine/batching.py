@@ -101,7 +101,8 @@ def make_slices(
 
 
 def stream_of(utts, vocab) -> tuple[np.ndarray, np.ndarray]:
-    """Word ids and label ids of all utterances, concatenated."""
+    """Word ids and label ids of all utterances, concatenated (``vocab``: a
+    Vocabulary or any featurizer of punct.engine.inputs: anything with ``encode``)."""
     lab_index = {lab: i for i, lab in enumerate(LABELS)}
     words: list[int] = []
     labs: list[int] = []
@@ -124,7 +125,9 @@ def load_slices(
     cache: str | Path | None = None,
 ) -> Slices:
     """Slices of data directory ``data_dir``; reuse ``cache`` (an .npz path) when it
-    was made from the same files, vocabulary and slicing options."""
+    was made from the same files, vocabulary and slicing options. ``vocab`` is a
+    Vocabulary or a featurizer (punct.engine.inputs); give no cache for a featurizer
+    whose ids are not ``closed`` (they index a lexicon filled while encoding)."""
     from punct.datadir import load_utterances
     from punct.fsutil import atomic_write
 
@@ -152,7 +155,8 @@ def load_slices(
     utts = load_utterances(data_dir)
     w, y = stream_of(utts, vocab)
     s = make_slices(w, y, length, tail_in_loss, long_sentences)
-    n_unk = int((w == 1).sum())
+    # id 1 is <unk> (words) or the out-of-vocabulary vector (vectors); open lexicons have none
+    n_unk = int((w == 1).sum()) if getattr(vocab, "closed", True) else 0
     log.info(
         "%s: %d utterances, %d words (%.2f%% <unk>) -> %d slices of <= %d words",
         data_dir, len(utts), len(w), 100.0 * n_unk / max(1, len(w)), len(s), length,
@@ -183,6 +187,18 @@ def collate(slices: Slices, idx: np.ndarray):
     y = slices.labels[idx, :T].astype(np.int64)
     y[y < 0] = -100
     return ids, mask, torch.from_numpy(y)
+
+
+def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
+    """Like ``collate`` for any featurizer ``inputs`` (punct.engine.inputs): the
+    model's keyword arguments (a dict with ``mask``), mask ``[b,T]``, targets ``[b,T]``."""
+    import torch
+
+    T = int(slices.lengths[idx].max())
+    kw = inputs.tensors(slices.ids[idx, :T], slices.lengths[idx])
+    y = slices.labels[idx, :T].astype(np.int64)
+    y[y < 0] = -100
+    return kw, kw["mask"], torch.from_numpy(y)
 
 
 def iter_batches(slices: Slices, batches: list[np.ndarray], start: int = 0) -> Iterator[tuple]:

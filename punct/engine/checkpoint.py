@@ -1,7 +1,10 @@
 """Checkpoint files: model weights, config and vocabulary together, loadable on CPU.
 
 ``best.pt`` holds what decoding needs; ``checkpoint.pt`` adds the optimizer,
-the training position and the RNG state. Both load with ``weights_only=True``
+the training position and the RNG state. Keys: ``model``, ``model_args``,
+``vocab`` (word list; empty for models that do not read word ids), ``inputs``
+(the featurizer's state, punct.engine.inputs; absent in older files, which
+read word ids), ``labels``, ``state_dict``, ``train_config``. Both load with ``weights_only=True``
 (plain tensors, dicts, lists and numbers; no pickled objects).
 """
 from __future__ import annotations
@@ -42,13 +45,21 @@ def load(path: str | Path) -> dict[str, Any]:
 
 
 def load_model(path: str | Path):
-    """(model in eval mode, Vocabulary, checkpoint dict) from a best.pt/checkpoint.pt."""
-    from punct.engine.vocab import Vocabulary
+    """(model in eval mode, vocabulary, checkpoint dict) from a best.pt/checkpoint.pt.
+
+    The vocabulary is the Vocabulary for word-id models (as always) and the
+    featurizer (punct.engine.inputs) for the others; both have ``encode(words)
+    -> list[int]``, the ids ``punct.engine.decode.predict_streams`` takes. The
+    featurizer is also attached to the model as ``model.punct_inputs``, which
+    ``predict_streams`` uses to build the model's input tensors.
+    """
+    from punct.engine.inputs import WordInputs, inputs_from_checkpoint
     from punct.models import build_model
 
     ck = load(path)
-    vocab = Vocabulary.from_list(ck["vocab"])
-    model = build_model(ck["model"], ck["model_args"], len(vocab))
+    inputs = inputs_from_checkpoint(ck)
+    model = build_model(ck["model"], ck["model_args"], inputs.input_size)
     model.load_state_dict(ck["state_dict"])
     model.eval()
-    return model, vocab, ck
+    model.punct_inputs = inputs
+    return model, (inputs.vocab if isinstance(inputs, WordInputs) else inputs), ck

@@ -12,9 +12,14 @@ class TrainConfig:
     model: str = "tbrnn"
     #: the model's constructor arguments (its Config dataclass; unknown key = error)
     model_args: dict[str, Any] = field(default_factory=dict)
-    #: adagrad | adam | sgd
+    #: adagrad | adam | adamw | sgd
     optimizer: str = "adagrad"
     lr: float = 0.02
+    #: L2 weight decay (adamw: decoupled)
+    weight_decay: float = 0.0
+    #: constant | linear (linear warm-up over warmup_steps, then linear decay to 0 at max_epochs)
+    lr_schedule: str = "constant"
+    warmup_steps: int = 0
     #: max L2 norm of the whole gradient (0: no clipping)
     clip_norm: float = 2.0
     #: slices per mini-batch
@@ -39,10 +44,24 @@ class TrainConfig:
     checkpoint_minutes: float = 10.0
     #: slices per batch when computing validation perplexity/F1
     valid_batch_size: int = 128
+    #: slices per epoch, a fresh random subset every epoch (0: all); a compute budget
+    epoch_slices: int = 0
+    #: validate on the first N slices of the validation set only (0: all)
+    valid_slices: int = 0
+    #: initialise the word embedding (a words model's ``embedding``) from these vectors
+    #: (punct.models.pretrained: glove-6b-50d, spacy-en-md-300d); "" = random
+    pretrained_embeddings: str = ""
+    #: keep the word embedding fixed during training
+    freeze_embeddings: bool = False
 
     def check(self) -> None:
-        if self.optimizer not in ("adagrad", "adam", "sgd"):
-            raise ValueError(f"optimizer must be adagrad, adam or sgd, got {self.optimizer!r}")
+        if self.optimizer not in ("adagrad", "adam", "adamw", "sgd"):
+            raise ValueError(f"optimizer must be adagrad, adam, adamw or sgd, got {self.optimizer!r}")
+        if self.lr_schedule not in ("constant", "linear"):
+            raise ValueError(f"lr_schedule must be constant or linear, got {self.lr_schedule!r}")
+        for name in ("warmup_steps", "epoch_slices", "valid_slices"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0")
         if self.long_sentences not in ("skip", "cut"):
             raise ValueError(f"long_sentences must be skip or cut, got {self.long_sentences!r}")
         for name in ("batch_size", "slice_length", "min_count", "max_epochs", "threads", "valid_batch_size"):

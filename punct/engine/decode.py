@@ -39,10 +39,19 @@ def accept_count(pred: Sequence[int], at_end: bool) -> int:
 
 
 @torch.no_grad()
-def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128) -> list[list[int]]:
-    """Label ids for every word of every stream of word ids, windows following predicted boundaries."""
+def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128,
+                    inputs=None) -> list[list[int]]:
+    """Label ids for every word of every stream of word ids, windows following predicted boundaries.
+
+    The ids are those of the model's featurizer (``vocab.encode`` of ``load_model``);
+    ``inputs`` is that featurizer, by default ``model.punct_inputs`` (set by
+    ``load_model``), else the ids are passed as they are (``model(ids=, mask=)``)."""
     if window < 2:
         raise ValueError("window must be at least 2 words")
+    import numpy as np
+
+    if inputs is None:
+        inputs = getattr(model, "punct_inputs", None)
     model.eval()
     out: list[list[int]] = [[] for _ in streams]
     pos = [0] * len(streams)
@@ -53,12 +62,19 @@ def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: in
             chunk = active[c : c + batch_size]
             wins = [streams[i][pos[i] : pos[i] + window] for i in chunk]
             T = max(len(w) for w in wins)
-            ids = torch.zeros(len(wins), T, dtype=torch.long)
-            mask = torch.zeros(len(wins), T, dtype=torch.bool)
-            for r, w in enumerate(wins):
-                ids[r, : len(w)] = torch.tensor(w, dtype=torch.long)
-                mask[r, : len(w)] = True
-            pred = model(ids, mask).argmax(-1).tolist()
+            if inputs is None:
+                ids = torch.zeros(len(wins), T, dtype=torch.long)
+                mask = torch.zeros(len(wins), T, dtype=torch.bool)
+                for r, w in enumerate(wins):
+                    ids[r, : len(w)] = torch.tensor(w, dtype=torch.long)
+                    mask[r, : len(w)] = True
+                pred = model(ids, mask).argmax(-1).tolist()
+            else:
+                ids = np.zeros((len(wins), T), dtype=np.int64)
+                for r, w in enumerate(wins):
+                    ids[r, : len(w)] = w
+                lengths = np.array([len(w) for w in wins])
+                pred = model(**inputs.tensors(ids, lengths)).argmax(-1).tolist()
             for r, i in enumerate(chunk):
                 p = pred[r][: len(wins[r])]
                 at_end = pos[i] + len(wins[r]) >= len(streams[i])
@@ -72,13 +88,14 @@ def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: in
 
 
 def decode(model_path: str | Path, data_dir: str | Path, window: int | None = None, batch_size: int | None = None,
-           threads: int | None = None) -> list[Utterance]:
+           threads: int | None = None, stats: dict | None = None) -> list[Utterance]:
     """Punctuate the words of data directory ``data_dir`` with the model in ``model_path``;
-    returns the utterances with predicted labels (the input labels, if any, are replaced)."""
+    returns the utterances with predicted labels (the input labels, if any, are replaced).
+    ``stats``, if given, receives words, seconds, words_per_s, model, window, batch_size."""
     from punct.datadir import load_utterances
     from punct.engine.checkpoint import load_model
 
-    model, vocab, ck = load_model(model_path)
+    model, vocab, ck = load_model(model_path)  # vocab: Vocabulary or featurizer, both encode words to ids
     tc = ck.get("train_config", {})
     window = window or int(tc.get("slice_length", 200))
     batch_size = batch_size or int(tc.get("batch_size", 128))
@@ -91,6 +108,9 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
     preds = predict_streams(model, streams, window, batch_size)
     dt = time.monotonic() - t0
     log.info("decoded %d utterances, %d words in %.1f s (%.0f words/s)", len(utts), n_words, dt, n_words / max(dt, 1e-9))
+    if stats is not None:
+        stats.update(words=n_words, seconds=round(dt, 3), words_per_s=round(n_words / max(dt, 1e-9), 1),
+                     model=ck.get("model"), window=window, batch_size=batch_size, threads=torch.get_num_threads())
     out = []
     for u, p in zip(utts, preds):
         if len(p) != len(u.words):

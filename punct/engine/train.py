@@ -8,11 +8,29 @@ every ``checkpoint_minutes`` and after every epoch), ``best.pt`` (the model
 with the best validation perplexity), ``cache/`` (precomputed slices).
 Rerunning the same command on an existing ``exp_dir`` resumes from
 ``checkpoint.pt`` at the batch where it stopped, with the same result.
+
+Every model goes through here. What differs between models is declared by
+the model class: ``input_kind`` picks the featurizer (punct.engine.inputs)
+that turns the words of a batch into the model's keyword arguments; an
+optional ``training_loss(y, **inputs)`` replaces the per-word cross-entropy
+(a CRF's sequence likelihood), returning the summed loss of the words with a
+target; ``trainer = "fit"`` marks a model estimated in one pass by its
+``fit(streams)`` (an n-gram LM) instead of by SGD: it is fitted, validated and
+saved as one "epoch" with the same files.
+
+Data parallel: started by ``torchrun --nproc_per_node N -m punct.bin.train ...``
+(WORLD_SIZE > 1 in the environment), every rank builds the same slices and
+batches, takes a contiguous 1/N of every batch, and the gradients of the
+summed loss (divided by the whole batch's word count) are all-reduced (gloo)
+before clipping and the optimizer step, so the update equals the
+single-process one up to floating-point summation order. Validation is split
+across ranks; rank 0 alone writes files. Each rank gets threads / N threads.
 """
 from __future__ import annotations
 
 import logging
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -24,13 +42,13 @@ import torch.nn.functional as F
 
 from punct.config import dump_yaml, to_dict
 from punct.engine import checkpoint as ckpt
-from punct.engine.batching import Slices, collate, epoch_order, load_slices
+from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
-from punct.engine.vocab import Vocabulary
+from punct.engine.inputs import WordInputs, build_inputs, inputs_from_checkpoint
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
 from punct.labels import LABELS, MARK_LABELS
-from punct.models import build_model, resolved_model_args
+from punct.models import SPECIALS, build_model, get_model_class, resolved_model_args
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +59,45 @@ LOG_COLUMNS = ("epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words
 
 
 def make_optimizer(cfg: TrainConfig, params) -> torch.optim.Optimizer:
+    """The optimizer of ``cfg`` over the parameters that require a gradient."""
+    params = [p for p in params if p.requires_grad]
+    wd = {"weight_decay": cfg.weight_decay} if cfg.weight_decay else {}
     if cfg.optimizer == "adagrad":
-        return torch.optim.Adagrad(params, lr=cfg.lr)
+        return torch.optim.Adagrad(params, lr=cfg.lr, **wd)
     if cfg.optimizer == "adam":
-        return torch.optim.Adam(params, lr=cfg.lr)
-    return torch.optim.SGD(params, lr=cfg.lr)
+        return torch.optim.Adam(params, lr=cfg.lr, **wd)
+    if cfg.optimizer == "adamw":
+        return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    return torch.optim.SGD(params, lr=cfg.lr, **wd)
+
+
+def lr_at(cfg: TrainConfig, step: int, total_steps: int) -> float:
+    """Learning rate of optimizer step ``step`` (0-based) under ``cfg.lr_schedule``."""
+    if cfg.lr_schedule == "constant":
+        return cfg.lr
+    warm = cfg.warmup_steps
+    if step < warm:
+        return cfg.lr * (step + 1) / warm
+    return cfg.lr * max(0.0, (total_steps - step) / max(1, total_steps - warm))
+
+
+def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torch.Tensor) -> torch.Tensor:
+    """Summed training loss of the words with a target (-100: none)."""
+    if hasattr(model, "training_loss"):
+        return model.training_loss(y, **inputs)
+    logits = model(**inputs)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-100, reduction="sum")
+
+
+def dist_info() -> tuple[int, int]:
+    """(rank, world size); joins the torchrun process group (gloo) when WORLD_SIZE > 1."""
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return 0, 1
+    import torch.distributed as dist
+
+    if not dist.is_initialized():
+        dist.init_process_group("gloo")
+    return dist.get_rank(), dist.get_world_size()
 
 
 def mark_f1(ref: list[str], hyp: list[str]) -> float:
@@ -66,27 +118,55 @@ def mark_f1(ref: list[str], hyp: list[str]) -> float:
 
 
 @torch.no_grad()
-def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int) -> tuple[float, float]:
-    """(perplexity, overall mark F1 in percent) of ``model`` on the loss words of ``slices``."""
+def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=None, limit: int = 0,
+             rank: int = 0, world: int = 1) -> tuple[float, float]:
+    """(perplexity, overall mark F1 in percent) of ``model`` on the loss words of ``slices``
+    (the first ``limit`` slices if > 0); ``inputs`` is the featurizer (default: word ids).
+    With ``world`` > 1 every rank scores its share of the batches and the counts are gathered."""
+    inputs = inputs if inputs is not None else _IdsOnly()
     model.eval()
     nll, n = 0.0, 0
     ref: list[str] = []
     hyp: list[str] = []
-    for idx in epoch_order(len(slices), batch_size, 0, 0, shuffle=False):
-        ids, mask, y = collate(slices, idx)
-        logits = model(ids, mask)
+    n_slices = min(len(slices), limit) if limit > 0 else len(slices)
+    batches = epoch_order(n_slices, batch_size, 0, 0, shuffle=False)
+    for idx in batches[rank::world]:
+        kw, mask, y = batch_inputs(inputs, slices, idx)
+        logits = model(**kw)
         keep = y != -100
         nll += float(F.cross_entropy(logits[keep], y[keep], reduction="sum"))
         n += int(keep.sum())
         ref.extend(LABELS[i] for i in y[keep].tolist())
         hyp.extend(LABELS[i] for i in logits[keep].argmax(-1).tolist())
     model.train()
+    if world > 1:
+        import torch.distributed as dist
+
+        parts: list[Any] = [None] * world
+        dist.all_gather_object(parts, (nll, n, ref, hyp))
+        nll, n = sum(p[0] for p in parts), sum(p[1] for p in parts)
+        ref = [x for p in parts for x in p[2]]
+        hyp = [x for p in parts for x in p[3]]
     ppl = math.exp(nll / n) if n else float("nan")
     return ppl, mark_f1(ref, hyp)
 
 
+class _IdsOnly:
+    """Word ids as they are (``evaluate`` without a featurizer: any vocabulary)."""
+
+    def tensors(self, ids, lengths):
+        return WordInputs.tensors(self, ids, lengths)  # type: ignore[arg-type]
+
+
 def _check_resume(saved: dict[str, Any], cfg: TrainConfig, model_args: dict[str, Any], path: Path) -> None:
     now = dict(to_dict(cfg), model_args=model_args)
+    # keys added to TrainConfig or to a model's Config after the checkpoint was
+    # written take their defaults (which reproduce what the older code did)
+    saved = dict(to_dict(TrainConfig()), **saved)
+    try:
+        saved["model_args"] = resolved_model_args(saved["model"], saved.get("model_args"))
+    except PunctError:
+        pass
     for key in sorted(set(saved) | set(now)):
         if key in RESUMABLE_CHANGES:
             continue
@@ -123,8 +203,12 @@ def train(
     ``exp_dir/checkpoint.pt`` if present. Returns the final progress record.
     ``on_step(epoch, batch)`` is called after every optimizer step (tests use it)."""
     exp_dir = Path(exp_dir)
-    exp_dir.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(cfg.threads)
+    rank, world = dist_info()
+    main = rank == 0
+    if main:
+        exp_dir.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(max(1, cfg.threads // world))
+    model_cls = get_model_class(cfg.model)
     model_args = resolved_model_args(cfg.model, cfg.model_args)
     ck_path = exp_dir / "checkpoint.pt"
 
@@ -132,7 +216,7 @@ def train(
     if resume:
         ck = ckpt.load(ck_path)
         _check_resume(ck["train_config"], cfg, model_args, ck_path)
-        vocab = Vocabulary.from_list(ck["vocab"])
+        inputs = inputs_from_checkpoint(ck)
         prog = dict(ck["progress"])
         log.info("resuming from %s: epoch %d, batch %d", ck_path, prog["epoch"] + 1, prog["batch"])
     else:
@@ -140,78 +224,125 @@ def train(
         from punct.datadir import load_utterances
 
         utts = load_utterances(train_dir)
-        vocab = Vocabulary.build((u.texts for u in utts), cfg.min_count, cfg.max_vocab)
+        inputs = build_inputs(model_cls, (u.texts for u in utts), cfg, model_args)
         del utts
         prog = {"epoch": 0, "batch": 0, "loss_sum": 0.0, "loss_words": 0, "words": 0, "seconds": 0.0,
                 "best_ppl": float("inf"), "best_epoch": 0, "bad_epochs": 0, "history": []}
-        vocab.write(exp_dir / "vocab.txt")
-    log.info("vocabulary: %d entries (min_count %d)", len(vocab), cfg.min_count)
+        if main and isinstance(inputs, WordInputs):
+            inputs.vocab.write(exp_dir / "vocab.txt")
+    if isinstance(inputs, WordInputs):
+        log.info("vocabulary: %d entries (min_count %d)", len(inputs.vocab), cfg.min_count)
+    else:
+        log.info("inputs: %s", inputs.describe())
 
     resolved = dict(to_dict(cfg), model_args=model_args)
-    with atomic_write(exp_dir / "config.yaml") as f:
-        f.write(dump_yaml(resolved))
-    if command is not None:
-        if resume and (exp_dir / "cmd").is_file():
-            with open(exp_dir / "cmd", "a", encoding="utf-8") as f:
-                f.write(f"# resumed with: {command}\n")
-        else:
-            with atomic_write(exp_dir / "cmd") as f:
-                f.write(command + "\n")
+    if main:
+        with atomic_write(exp_dir / "config.yaml") as f:
+            f.write(dump_yaml(resolved))
+        if command is not None:
+            if resume and (exp_dir / "cmd").is_file():
+                with open(exp_dir / "cmd", "a", encoding="utf-8") as f:
+                    f.write(f"# resumed with: {command}\n")
+            else:
+                with atomic_write(exp_dir / "cmd") as f:
+                    f.write(command + "\n")
 
     slice_opts = dict(length=cfg.slice_length, tail_in_loss=cfg.tail_in_loss, long_sentences=cfg.long_sentences)
-    train_sl = load_slices(train_dir, vocab, cache=exp_dir / "cache" / "train.npz", **slice_opts)
-    valid_sl = load_slices(valid_dir, vocab, cache=exp_dir / "cache" / "valid.npz", **slice_opts)
+    # ids of an open lexicon (characters, word pieces) depend on the encoding order: no cache
+    cache_dir = exp_dir / "cache" if inputs.closed and main else None
+    train_sl = load_slices(train_dir, inputs, cache=cache_dir and cache_dir / "train.npz", **slice_opts)
+    valid_sl = load_slices(valid_dir, inputs, cache=cache_dir and cache_dir / "valid.npz", **slice_opts)
 
     torch.manual_seed(cfg.seed)
-    model = build_model(cfg.model, model_args, len(vocab))
+    model = build_model(cfg.model, model_args, inputs.input_size)
+    if cfg.pretrained_embeddings and ck is None:
+        _init_pretrained(model, inputs, cfg.pretrained_embeddings)
+    if cfg.freeze_embeddings:
+        _embedding_of(model).weight.requires_grad_(False)
+    payload_extra = {"inputs": inputs.state(),
+                     "vocab": inputs.vocab.to_list() if isinstance(inputs, WordInputs) else []}
+
+    if getattr(model_cls, "trainer", "sgd") == "fit":
+        if world > 1:
+            raise PunctError(f"model {cfg.model} is estimated by counting, not by SGD: run it in one process")
+        return _fit(model, cfg, inputs, train_dir, valid_sl, exp_dir, prog, resolved, model_args, payload_extra)
+
     opt = make_optimizer(cfg, model.parameters())
     if ck is not None:
         model.load_state_dict(ck["state_dict"])
         opt.load_state_dict(ck["optimizer"])
         torch.set_rng_state(ck["rng"])
+    if world > 1:
+        import torch.distributed as dist
+
+        for t in list(model.parameters()) + list(model.buffers()):
+            dist.broadcast(t.data, 0)
+        torch.manual_seed(cfg.seed * 1000 + rank + 1)  # dropout masks differ between ranks
     n_params = sum(p.numel() for p in model.parameters())
-    log.info("model %s: %d parameters; %d train slices, %d valid slices", cfg.model, n_params, len(train_sl), len(valid_sl))
+    n_train = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    log.info("model %s: %d parameters (%d trained); %d train slices, %d valid slices%s", cfg.model, n_params, n_train,
+             len(train_sl), len(valid_sl), f"; rank {rank} of {world}" if world > 1 else "")
     model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
 
     def payload_common() -> dict[str, Any]:
-        return {"model": cfg.model, "model_args": model_args, "vocab": vocab.to_list(), "labels": list(LABELS),
-                "state_dict": model.state_dict(), "train_config": resolved}
+        return {"model": cfg.model, "model_args": model_args, "vocab": payload_extra["vocab"], "labels": list(LABELS),
+                "state_dict": model.state_dict(), "train_config": resolved, "inputs": payload_extra["inputs"]}
 
     def save_checkpoint() -> None:
-        ckpt.save(ck_path, dict(payload_common(), optimizer=opt.state_dict(), progress=prog, rng=torch.get_rng_state()))
+        if main:
+            ckpt.save(ck_path, dict(payload_common(), optimizer=opt.state_dict(), progress=prog, rng=torch.get_rng_state()))
 
+    n_epoch = min(len(train_sl), cfg.epoch_slices) if cfg.epoch_slices else len(train_sl)
     last_save = time.monotonic()
     interval = cfg.checkpoint_minutes * 60.0
     while prog["epoch"] < cfg.max_epochs and prog["bad_epochs"] < cfg.patience:
         epoch = prog["epoch"]
         batches = epoch_order(len(train_sl), cfg.batch_size, cfg.seed, epoch)
-        bar = _progress(len(batches), prog["batch"], f"epoch {epoch + 1}")
+        if n_epoch < len(train_sl):  # a random subset: the first n_epoch slices of this epoch's permutation
+            batches = epoch_order(n_epoch, cfg.batch_size, cfg.seed, epoch, shuffle=False)
+            perm = np.random.default_rng([cfg.seed, epoch]).permutation(len(train_sl))
+            batches = [perm[b] for b in batches]
+        total_steps = cfg.max_epochs * len(batches)
+        bar = _progress(len(batches), prog["batch"], f"epoch {epoch + 1}") if main else None
         t_epoch = time.monotonic()
         seconds_before = prog["seconds"]
         last_log = t_epoch
         for b in range(prog["batch"], len(batches)):
-            ids, mask, y = collate(train_sl, batches[b])
-            n = int((y != -100).sum())
+            idx = batches[b]
+            if world > 1:
+                n = int((train_sl.labels[idx] >= 0).sum())
+                n_words = int(train_sl.lengths[idx].sum())
+                loss_val = _dist_step(model, params, inputs, train_sl, np.array_split(idx, world)[rank], n)
+            else:
+                kw, mask, y = batch_inputs(inputs, train_sl, idx)
+                n = int((y != -100).sum())
+                n_words = int(mask.sum())
+                if n:
+                    loss_sum = loss_sum_of(model, kw, y)
+                    opt.zero_grad(set_to_none=True)
+                    (loss_sum / n).backward()
+                    loss_val = loss_sum.item()
             if n:
-                logits = model(ids, mask)
-                loss_sum = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-100, reduction="sum")
-                opt.zero_grad(set_to_none=True)
-                (loss_sum / n).backward()
                 if cfg.clip_norm > 0:
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
+                    torch.nn.utils.clip_grad_norm_(params, cfg.clip_norm)
+                if cfg.lr_schedule != "constant":
+                    for group in opt.param_groups:
+                        group["lr"] = lr_at(cfg, epoch * len(batches) + b, total_steps)
                 opt.step()
-                prog["loss_sum"] += loss_sum.item()
+                prog["loss_sum"] += loss_val
                 prog["loss_words"] += n
-            prog["words"] += int(mask.sum())
+            prog["words"] += n_words
             prog["batch"] = b + 1
             now = time.monotonic()
             prog["seconds"] = seconds_before + (now - t_epoch)
             if bar is not None:
                 bar.update(1)
-                bar.set_postfix(loss=f"{prog['loss_sum'] / max(1, prog['loss_words']):.4f}")
+                bar.set_postfix(loss=f"{prog['loss_sum'] / max(1, prog['loss_words']):.4f}",
+                                wps=f"{prog['words'] / max(1e-9, prog['seconds']):.0f}")
             if on_step is not None:
                 on_step(epoch, b + 1)
-            if now - last_log >= 300 and bar is None:
+            if now - last_log >= 300 and bar is None and main:
                 last_log = now
                 log.info("epoch %d batch %d/%d: train loss %.4f, %.0f words/s", epoch + 1, b + 1, len(batches),
                          prog["loss_sum"] / max(1, prog["loss_words"]), prog["words"] / max(1e-9, prog["seconds"]))
@@ -221,7 +352,7 @@ def train(
         if bar is not None:
             bar.close()
 
-        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size)
+        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world)
         row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
                "valid_f1": f1, "seconds": round(prog["seconds"], 1),
                "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
@@ -231,17 +362,93 @@ def train(
         prog["history"] = prog["history"] + [row]
         if improved:
             prog["best_ppl"], prog["best_epoch"], prog["bad_epochs"] = ppl, epoch + 1, 0
-            ckpt.save(exp_dir / "best.pt", dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1))
+            if main:
+                ckpt.save(exp_dir / "best.pt", dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1))
         else:
             prog["bad_epochs"] += 1
         prog.update(epoch=epoch + 1, batch=0, loss_sum=0.0, loss_words=0, words=0, seconds=0.0)
         save_checkpoint()
         last_save = time.monotonic()
-        _write_log(exp_dir, prog["history"])
+        if main:
+            _write_log(exp_dir, prog["history"])
 
     why = "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
     log.info("training stopped (%s) after %d epochs; best valid ppl %.4f at epoch %d -> %s", why, prog["epoch"],
              prog["best_ppl"], prog["best_epoch"], exp_dir / "best.pt")
+    if world > 1:
+        import torch.distributed as dist
+
+        dist.barrier()
+    return prog
+
+
+def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int) -> float:
+    """One rank's share of a data-parallel step: backward of its summed loss / the
+    whole batch's word count, then one all-reduce of every gradient and the loss."""
+    import torch.distributed as dist
+
+    for p in params:
+        p.grad = None
+    loss_val = 0.0
+    if n_total and len(part):
+        kw, mask, y = batch_inputs(inputs, slices, part)
+        if int((y != -100).sum()):
+            loss_sum = loss_sum_of(model, kw, y)
+            (loss_sum / n_total).backward()
+            loss_val = loss_sum.item()
+    flat = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).reshape(-1) for p in params]
+                     + [torch.tensor([loss_val], dtype=params[0].dtype)])
+    dist.all_reduce(flat)
+    off = 0
+    for p in params:
+        k = p.numel()
+        p.grad = flat[off : off + k].view_as(p).clone()
+        off += k
+    return float(flat[-1])
+
+
+def _embedding_of(model: torch.nn.Module) -> torch.nn.Embedding:
+    emb = getattr(model, "embedding", None)
+    if not isinstance(emb, torch.nn.Embedding):
+        raise PunctError(f"{type(model).__name__} has no word embedding (an nn.Embedding named 'embedding')")
+    return emb
+
+
+def _init_pretrained(model: torch.nn.Module, inputs, name: str) -> None:
+    from punct.models.pretrained import init_embedding
+
+    if not isinstance(inputs, WordInputs):
+        raise PunctError("pretrained_embeddings needs a model that reads word ids")
+    init_embedding(_embedding_of(model).weight, inputs.vocab.words, name, skip=len(SPECIALS))
+
+
+def _fit(model, cfg: TrainConfig, inputs, train_dir, valid_sl: Slices, exp_dir: Path, prog: dict[str, Any],
+         resolved: dict[str, Any], model_args: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """Estimate a counting model (``trainer = "fit"``) in one pass; one log row."""
+    if prog["epoch"] >= 1:
+        log.info("%s is already estimated", exp_dir / "best.pt")
+        return prog
+    from punct.datadir import load_utterances
+    from punct.labels import label_id
+
+    t0 = time.monotonic()
+    streams = []
+    n_words = 0
+    for u in load_utterances(train_dir):
+        streams.append((np.asarray(inputs.encode(u.texts), np.int64), np.asarray([label_id(x) for x in u.labels], np.int64)))
+        n_words += len(u.words)
+    model.fit(streams)
+    seconds = time.monotonic() - t0
+    ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices)
+    row = {"epoch": 1, "train_loss": float("nan"), "valid_ppl": ppl, "valid_f1": f1, "seconds": round(seconds, 1),
+           "words_per_s": round(n_words / max(1e-9, seconds))}
+    log.info("estimated %s on %d words in %.0f s: valid ppl %.4f, valid F1 %.1f", cfg.model, n_words, seconds, ppl, f1)
+    prog.update(epoch=1, batch=0, best_ppl=ppl, best_epoch=1, bad_epochs=0, history=[row])
+    payload = {"model": cfg.model, "model_args": model_args, "vocab": extra["vocab"], "labels": list(LABELS),
+               "state_dict": model.state_dict(), "train_config": resolved, "inputs": extra["inputs"]}
+    ckpt.save(exp_dir / "best.pt", dict(payload, epoch=1, valid_ppl=ppl, valid_f1=f1))
+    ckpt.save(exp_dir / "checkpoint.pt", dict(payload, progress=prog))
+    _write_log(exp_dir, prog["history"])
     return prog
 
 

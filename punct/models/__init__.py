@@ -9,11 +9,21 @@ constructor arguments are its config (plus ``vocab_size``), with a nested
 Importing this package does not import torch: model modules are imported the
 first time their name is asked for.
 
-Every model's ``forward(ids, mask, feats=None)`` takes word ids ``[B,T]`` (the
+A word model's ``forward(ids, mask, feats=None)`` takes word ids ``[B,T]`` (the
 words only, no end token: a model that wants ``</s>`` appends it itself), a
 bool mask ``[B,T]`` (True on words, padding at the end) and optional per-word
 features ``[B,T,F]``, and returns logits ``[B,T,len(LABELS)]`` where position
 t is the mark AFTER word t.
+
+A model that reads something else than word ids says so with a class
+attribute ``input_kind`` (``vectors``, ``chars``, ``wordpieces``; default
+``words``); its ``forward`` takes the keyword arguments that featurizer builds
+(punct.engine.inputs) and returns the same word-level logits, so training,
+decoding, scoring and checkpoints are shared. ``vocab_size`` is then the
+featurizer's ``input_size`` (characters, word pieces, vector dimension). Two
+optional hooks: ``training_loss(y, **inputs)`` (summed loss over words with a
+target, y = -100 elsewhere) replaces cross-entropy, and ``trainer = "fit"`` with
+``fit(streams)`` marks a model estimated by counting (punct.engine.train).
 """
 from __future__ import annotations
 
@@ -30,6 +40,19 @@ SPECIALS: tuple[str, ...] = (PAD, UNK, EOS)
 #: model name -> module that registers it (imported lazily).
 MODEL_MODULES: dict[str, str] = {
     "tbrnn": "punct.models.tbrnn",
+    "tbrnn_pre": "punct.models.tbrnn",
+    "tlstm": "punct.models.tlstm",
+    "drnn_lwma": "punct.models.drnn_lwma",
+    "drnn_lwma_pre": "punct.models.drnn_lwma",
+    "lmc": "punct.models.lmc",
+    "transformer_tagger": "punct.models.transformer",
+    "char_delay_lstm": "punct.models.chars",
+    "char_ngram_lstm": "punct.models.chars",
+    "char_cnn_highway": "punct.models.chars",
+    "char_dilated_cnn": "punct.models.chars",
+    "char_bilstm": "punct.models.chars",
+    "hidden_event_lm": "punct.models.ngram",
+    "crf": "punct.models.crf",
 }
 
 #: model name -> class; filled by @register when a model module is imported.

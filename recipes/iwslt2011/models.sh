@@ -1,0 +1,24 @@
+# Every lexical model of the papers (and the baselines) on IWSLT2011, trained on the
+# 2.1M-word train_2m (the papers' train2012 budget) and scored on test2011 like
+# T-BRNN. Sourced by corpus.sh after its own list; run.sh stage 6 trains them in
+# this order, stage 8 decodes and stage 9 scores each one. The published overall F1
+# on test2011 is in each config's header and in punct/bin/results.py (PUBLISHED).
+# CPU cost of one epoch on 2 cores: benchmarks/bench_models.py.
+# name|config|train set|config overrides
+# shellcheck shell=bash
+experiments+=(
+  "hidden_event_lm_2m|conf/hidden_event_lm.yaml|train_2m|"   # baseline: trigram hidden-event LM, minutes
+  "crf_2m|conf/crf.yaml|train_2m|"                           # baseline: linear-chain CRF, word n-grams
+  "tlstm_2m|conf/tlstm.yaml|train_2m|"                       # Tilk & Alumäe 2015 (50.8)
+  "tbrnn_pre_2m|conf/tbrnn_pre.yaml|train_2m|"               # Tilk & Alumäe 2016 (64.4)
+  "drnn_lwma_2m|conf/drnn_lwma.yaml|train_2m|"               # Kim 2019 (67.2)
+  "drnn_lwma_pre_2m|conf/drnn_lwma_pre.yaml|train_2m|"       # Kim 2019 (68.6)
+  "lmc1_2m|conf/lmc1.yaml|train_2m|"                         # Che et al. 2016, GloVe 50-d (53.8)
+  "lmc2_2m|conf/lmc2.yaml|train_2m|"                         # Che et al. 2016, spaCy 300-d vectors
+  "transformer_2m|conf/transformer.yaml|train_2m|"           # fine-tuned MiniLM, about 2.5 CPU-hours
+  "char_delay_lstm_2m|conf/char_delay_lstm.yaml|train_2m|"   # Gale & Parthasarathy 2017
+  "char_ngram_lstm_2m|conf/char_ngram_lstm.yaml|train_2m|"
+  "char_cnn_highway_2m|conf/char_cnn_highway.yaml|train_2m|"
+  "char_dilated_cnn_2m|conf/char_dilated_cnn.yaml|train_2m|"
+  "char_bilstm_2m|conf/char_bilstm.yaml|train_2m|"
+)

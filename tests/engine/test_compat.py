@@ -1,0 +1,40 @@
+"""Checkpoints of the engine before featurizers (tests/engine/fixtures/old_tbrnn) still
+load, decode and resume exactly as that engine did."""
+import json
+import shutil
+from pathlib import Path
+
+import torch
+
+from punct.config import load_config
+from punct.engine import checkpoint as ckpt
+from punct.engine.config import TrainConfig
+from punct.engine.decode import decode
+from punct.engine.train import train
+
+ROOT = Path(__file__).resolve().parents[2]
+OLD = Path(__file__).parent / "fixtures" / "old_tbrnn"
+OVERRIDES = ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8",
+             "batch_size=4", "slice_length=20", "checkpoint_minutes=0"]
+
+
+def test_old_checkpoint_decodes_identically(tiny_data):
+    _, dev = tiny_data
+    model, vocab, ck = ckpt.load_model(OLD / "best.pt")
+    assert "inputs" not in ck and len(vocab) == 33
+    hyp = decode(OLD / "best.pt", dev, window=7)
+    assert [u.labels for u in hyp] == json.loads((OLD / "decode_dev_window7.json").read_text())
+
+
+def test_old_checkpoint_resumes_to_the_same_weights(tiny_data, tmp_path):
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    shutil.copy(OLD / "checkpoint_epoch1.pt", exp / "checkpoint.pt")
+    cfg = load_config(ROOT / "conf" / "tbrnn.yaml", TrainConfig, OVERRIDES + ["max_epochs=2"])
+    prog = train(cfg, tr, dev, exp)
+    assert prog["epoch"] == 2
+    want = torch.load(OLD / "state_epoch2.pt", weights_only=True)
+    got = ckpt.load(exp / "checkpoint.pt")["state_dict"]
+    for k in want:
+        assert torch.equal(want[k], got[k]), k

@@ -1,0 +1,46 @@
+"""Data-parallel training (torchrun, gloo on CPU): two ranks that split every batch
+exactly in two reach the weights of one process (up to float summation order)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+from punct.config import load_config
+from punct.engine import checkpoint as ckpt
+from punct.engine.config import TrainConfig
+from punct.engine.train import train
+
+ROOT = Path(__file__).resolve().parents[2]
+# Plain SGD: its update is linear in the gradient, so the float rounding of the two
+# summation orders stays at rounding size (AdaGrad's first steps divide a near-zero
+# gradient by its own size and can turn a 1e-9 rounding difference into a visible one).
+ARGS = ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8",
+        "batch_size=4", "slice_length=20", "max_epochs=2", "checkpoint_minutes=0", "threads=1",
+        "optimizer=sgd", "lr=0.5"]
+
+
+def test_two_ranks_match_one_process(tiny_data, tmp_path):
+    tr, dev = tiny_data
+    one = tmp_path / "one"
+    train(load_config(ROOT / "conf" / "tbrnn.yaml", TrainConfig, ARGS), tr, dev, one)
+    two = tmp_path / "two"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+                        "-m", "punct.bin.train", "--config", str(ROOT / "conf" / "tbrnn.yaml"), "--train", str(tr),
+                        "--valid", str(dev), "--exp", str(two), *ARGS],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "rank 1 of 2" in r.stderr  # both ranks trained
+    a, b = ckpt.load(one / "checkpoint.pt"), ckpt.load(two / "checkpoint.pt")
+    assert a["progress"]["epoch"] == b["progress"]["epoch"] == 2
+    for k, v in a["state_dict"].items():
+        assert torch.allclose(v, b["state_dict"][k], atol=2e-5), k
+    ha, hb = a["progress"]["history"], b["progress"]["history"]
+    for ra, rb in zip(ha, hb):
+        assert abs(ra["train_loss"] - rb["train_loss"]) < 1e-4
+        assert abs(ra["valid_ppl"] - rb["valid_ppl"]) < 1e-4
+        assert abs(ra["valid_f1"] - rb["valid_f1"]) < 0.5
+    # rank 0 alone wrote the files
+    assert sorted(p.name for p in two.iterdir() if p.name != "cmd") == sorted(p.name for p in one.iterdir())

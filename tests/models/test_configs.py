@@ -1,0 +1,110 @@
+"""Every config under conf/ builds its model, trains (one optimizer step, or one fit),
+saves, loads and decodes through the shared engine, on a tiny corpus with shrunk sizes."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from punct.config import load_config
+from punct.engine import checkpoint as ckpt
+from punct.engine.config import TrainConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _is_training_config(path: Path) -> bool:
+    """conf/ also holds the configs of other stages (align, prosody, ...): a model's has ``model:``."""
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return isinstance(data, dict) and "model" in data
+
+
+CONFS = [p for p in sorted((ROOT / "conf").glob("*.yaml")) if _is_training_config(p)]
+
+#: model name -> overrides that make it tiny (the architecture stays the config's)
+TINY: dict[str, list[str]] = {
+    "tbrnn": ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8"],
+    "tbrnn_pre": ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8",
+                  "pretrained_embeddings=hash-8d"],
+    "tlstm": ["model_args.embedding_dim=8", "model_args.hidden_size=8"],
+    "drnn_lwma": ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.num_layers=2"],
+    "drnn_lwma_pre": ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.num_layers=2",
+                      "pretrained_embeddings=hash-8d"],
+    "lmc": ["model_args.vectors=hash-8d", "model_args.hidden=[16,16]"],
+    "transformer_tagger": ["model_args.num_layers=1", "model_args.max_length=16", "model_args.overlap=4",
+                           "model_args.freeze_layers=0"],
+    "char_delay_lstm": ["model_args.hidden_size=8", "model_args.embedding_dim=4", "model_args.delay=3"],
+    "char_ngram_lstm": ["model_args.hidden_size=8", "model_args.embedding_dim=4", "model_args.buckets=64"],
+    "char_cnn_highway": ["model_args.hidden_size=8", "model_args.embedding_dim=4", "model_args.filters=4"],
+    "char_dilated_cnn": ["model_args.channels=8", "model_args.embedding_dim=4", "model_args.blocks=3"],
+    "char_bilstm": ["model_args.hidden_size=8", "model_args.embedding_dim=4"],
+    "hidden_event_lm": [],
+    "crf": ["model_args.buckets=4096"],
+}
+RUN = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "valid_slices=4", "checkpoint_minutes=0",
+       "threads=1"]  # tiny tensors: a second thread only adds synchronisation
+
+
+def tiny_config(conf: Path, *extra: str) -> TrainConfig:
+    cfg = load_config(conf, TrainConfig)
+    assert cfg.model in TINY, f"add tiny overrides for model {cfg.model} to TINY"
+    return load_config(conf, TrainConfig, TINY[cfg.model] + RUN + list(extra))
+
+
+@pytest.mark.parametrize("conf", CONFS, ids=lambda p: p.stem)
+def test_config_loads_with_its_own_values(conf):
+    from punct.models import get_model_class, resolved_model_args
+
+    cfg = load_config(conf, TrainConfig)
+    args = resolved_model_args(cfg.model, cfg.model_args)
+    assert set(cfg.model_args) <= set(args)
+    assert get_model_class(cfg.model).__doc__ or get_model_class(cfg.model).__module__
+
+
+@pytest.mark.parametrize("conf", CONFS, ids=lambda p: p.stem)
+def test_config_trains_saves_loads_and_decodes(conf, tiny_model_data, tmp_path):
+    from punct.engine.decode import decode
+    from punct.engine.train import train
+    from punct.models import get_model_class
+
+    tr, dev = tiny_model_data
+    cfg = tiny_config(conf)
+    steps = []
+    prog = train(cfg, tr, dev, tmp_path / "exp", on_step=lambda e, b: steps.append(b))
+    assert prog["epoch"] == 1 and len(prog["history"]) == 1
+    assert np.isfinite(prog["history"][0]["valid_ppl"])
+    model, vocab, ck = ckpt.load_model(tmp_path / "exp" / "best.pt")
+    assert ck["model"] == cfg.model and ck["inputs"]["kind"] == getattr(type(model), "input_kind", "words")
+    if getattr(get_model_class(cfg.model), "trainer", "sgd") == "fit":
+        assert steps == []
+        assert any(b.numel() > 1 for b in model.buffers())
+    else:
+        assert steps == [1, 2]  # epoch_slices=8, batch_size=4: two optimizer steps
+        from punct.models import build_model
+
+        torch.manual_seed(cfg.seed)
+        fresh = build_model(ck["model"], ck["model_args"], model.punct_inputs.input_size)
+        assert any(not torch.equal(a, b) for a, b in zip(fresh.state_dict().values(), model.state_dict().values()))
+    hyp = decode(tmp_path / "exp" / "best.pt", dev, window=9)
+    from punct.datadir import load_utterances
+
+    ref = load_utterances(dev)
+    assert [len(u.words) for u in hyp] == [len(u.words) for u in ref]
+
+
+def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
+    """recipes/iwslt2011/models.sh (sourced by corpus.sh): every entry names a training config."""
+    import subprocess
+
+    r = subprocess.run(["bash", "-c", '. recipes/iwslt2011/corpus.sh; printf "%s\\n" "${experiments[@]}"'],
+                       cwd=repo_root, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    specs = [line.split("|") for line in r.stdout.splitlines()]
+    names = [s[0] for s in specs]
+    assert len(names) == len(set(names)) and {"tbrnn_2m", "tlstm_2m", "transformer_2m", "crf_2m"} <= set(names)
+    for name, conf, train_set, _ in specs:
+        assert (repo_root / conf).is_file() and _is_training_config(repo_root / conf), conf
+        assert train_set in ("train_2m", "train")
+    assert {Path(s[1]).name for s in specs} == {p.name for p in CONFS} - {"transformer_top2.yaml"}
