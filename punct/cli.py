@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "align": ("align_one", "force-align one recording to its transcript"),
     "train": ("train", "train a model from a config on prepared data directories"),
     "decode": ("decode", "decode a data directory with a trained model"),
+    "export": ("export", "write the shipping copy of a trained model (e.g. models/default.pt)"),
 }
 
 

@@ -34,8 +34,22 @@ def parse_overrides(overrides: Sequence[str], where: str = "command line") -> di
         parts = key.strip().split(".")
         for p in parts[:-1]:
             node = node.setdefault(p, {})
-        node[parts[-1]] = _yaml().safe_load(value) if value != "" else ""
+        node[parts[-1]] = _scalar(value)
     return out
+
+
+def _scalar(value: str) -> Any:
+    """A command-line value as YAML reads it, except that ``1e-6`` is a float
+    (YAML 1.1 wants ``1.0e-6``; people write ``1e-6``)."""
+    if value == "":
+        return ""
+    v = _yaml().safe_load(value)
+    if isinstance(v, str):
+        try:
+            return float(v) if any(c in v for c in ".eE") and v.strip().lower() not in ("nan", "inf", "-inf") else v
+        except ValueError:
+            return v
+    return v
 
 
 def merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,12 +8,23 @@ A data directory holds UTF-8 text files of ``key value...`` lines, sorted with
 ``utt2spk``   ``<utt> <spk>``       Kaldi; the utterance id when the speaker is unknown
 ``spk2utt``   ``<spk> <utt>...``    Kaldi, derived from utt2spk
 
-Later stages add ``wav.scp``, ``segments``, ``word_times`` and feature scp files;
+Optional per-word files (one field per word of ``text``):
+
+``word_times``    ``<utt> s,e s,e ...``  start and end of each word in seconds from
+                  the start of the recording; ``-`` (UNTIMED) for a word without
+                  times (a word the aligner could not place), so a set may be
+                  partly timed. Written when at least one word of the set is timed.
+``word_speakers`` ``<utt> spk spk ...``  the speaker of each word (``-``: unknown),
+                  for recordings with several speakers in one utterance (an
+                  earnings call); written when at least one word has a speaker.
+
+Later stages add ``wav.scp``, ``segments`` and feature scp files;
 ``validate_datadir`` checks whichever of them exist.
 """
 from __future__ import annotations
 
 import logging
+import math
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -25,7 +36,37 @@ from punct.words import Utterance, Word
 log = logging.getLogger(__name__)
 
 #: Files whose keys are utterance ids and must share one key set.
-UTT_FILES = ("text", "labels", "utt2spk", "segments", "word_times")
+UTT_FILES = ("text", "labels", "utt2spk", "segments", "word_times", "word_speakers")
+#: The ``word_times`` (and ``word_speakers``) field of a word without times (speaker).
+UNTIMED = "-"
+
+
+def format_word_time(w: Word) -> str:
+    """``start,end`` with 3 decimals, or UNTIMED when the word lacks either time."""
+    if w.start is None or w.end is None:
+        return UNTIMED
+    return f"{w.start:.3f},{w.end:.3f}"
+
+
+def parse_word_time(field: str) -> tuple[float | None, float | None]:
+    """``"1.2,1.5"`` -> (1.2, 1.5); UNTIMED -> (None, None); ValueError (saying what
+    was expected) for anything else: not two numbers, not finite, negative, end before start."""
+    if field == UNTIMED:
+        return None, None
+    parts = field.split(",")
+    if len(parts) != 2:
+        raise ValueError(f"bad time {field!r} (expected START,END in seconds or {UNTIMED} for an untimed word)")
+    try:
+        s, e = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise ValueError(f"bad time {field!r} (expected START,END in seconds or {UNTIMED} for an untimed word)") from None
+    if not (math.isfinite(s) and math.isfinite(e)):
+        raise ValueError(f"bad time {field!r} (not a finite number)")
+    if s < 0:
+        raise ValueError(f"bad time {field!r} (negative start)")
+    if e < s:
+        raise ValueError(f"bad time {field!r} (end before start)")
+    return s, e
 
 
 def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = True) -> list[tuple[str, list[str], int]]:
@@ -77,15 +118,24 @@ def spk2utt_from_utt2spk(utt2spk: Mapping[str, str]) -> dict[str, list[str]]:
     return out
 
 
+def _speaker_field(spk: str | None) -> str:
+    """A speaker as one ``word_speakers`` field: white space made ``_``; None, empty or ``-`` -> UNTIMED."""
+    if spk is None or not spk.strip():
+        return UNTIMED
+    return "_".join(spk.split())
+
+
 def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
-    """Write ``text``, ``labels``, ``utt2spk``, ``spk2utt`` (and ``word_times`` when all words are timed)."""
+    """Write ``text``, ``labels``, ``utt2spk``, ``spk2utt``; ``word_times`` when any word
+    is timed and ``word_speakers`` when any word has a speaker (UNTIMED ``-`` for the others)."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     text: dict[str, list[str]] = {}
     labels: dict[str, list[str]] = {}
     utt2spk: dict[str, str] = {}
     times: dict[str, list[str]] = {}
-    all_timed = True
+    speakers: dict[str, list[str]] = {}
+    any_timed = any_speaker = False
     for u in utts:
         if u.id in text:
             raise PunctError(f"duplicate utterance id {u.id!r}", path)
@@ -95,18 +145,20 @@ def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
         text[u.id] = [w.text for w in u.words]
         labels[u.id] = [w.label for w in u.words]
         utt2spk[u.id] = u.speaker or u.id
-        if all_timed and all(w.start is not None and w.end is not None for w in u.words):
-            times[u.id] = [f"{w.start:.3f},{w.end:.3f}" for w in u.words]
-        else:
-            all_timed = False
+        times[u.id] = [format_word_time(w) for w in u.words]
+        any_timed = any_timed or any(t != UNTIMED for t in times[u.id])
+        speakers[u.id] = [_speaker_field(w.speaker) for w in u.words]
+        any_speaker = any_speaker or any(f != UNTIMED for f in speakers[u.id])
     if not text:
         raise PunctError("no utterances to write", path)
     write_table(path / "text", text)
     write_table(path / "labels", labels)
     write_table(path / "utt2spk", utt2spk)
     write_table(path / "spk2utt", spk2utt_from_utt2spk(utt2spk))
-    if all_timed:
+    if any_timed:
         write_table(path / "word_times", times)
+    if any_speaker:
+        write_table(path / "word_speakers", speakers)
 
 
 def load_utterances(path: str | Path, require_labels: bool = True) -> list[Utterance]:
@@ -123,6 +175,9 @@ def load_utterances(path: str | Path, require_labels: bool = True) -> list[Utter
     times = {}
     if (path / "word_times").is_file():
         times = {k: (v, n) for k, v, n in read_table(path / "word_times")}
+    speakers = {}
+    if (path / "word_speakers").is_file():
+        speakers = {k: (v, n) for k, v, n in read_table(path / "word_speakers")}
     spk = {}
     if (path / "utt2spk").is_file():
         spk = {k: v[0] for k, v, _ in read_table(path / "utt2spk", min_fields=1, allow_empty_value=False)}
@@ -143,12 +198,17 @@ def load_utterances(path: str | Path, require_labels: bool = True) -> list[Utter
             tv, ln = times[key]
             if len(tv) != len(words):
                 raise PunctError(f"{len(tv)} times for {len(words)} words of {key!r}", path / "word_times", ln)
-            for w, t in zip(ws, tv):
+            for i, (w, t) in enumerate(zip(ws, tv)):
                 try:
-                    s, e = (float(x) for x in t.split(","))
-                except ValueError:
-                    raise PunctError(f"bad time {t!r} (expected START,END)", path / "word_times", ln) from None
-                w.start, w.end = s, e
+                    w.start, w.end = parse_word_time(t)
+                except ValueError as e:
+                    raise PunctError(f"word {i + 1} of {key!r}: {e}", path / "word_times", ln) from None
+        if key in speakers:
+            sv, ln = speakers[key]
+            if len(sv) != len(words):
+                raise PunctError(f"{len(sv)} speakers for {len(words)} words of {key!r}", path / "word_speakers", ln)
+            for w, spk_ in zip(ws, sv):
+                w.speaker = None if spk_ == UNTIMED else spk_
         utts.append(Utterance(id=key, words=ws, speaker=spk.get(key)))
     if not utts:
         raise PunctError("data directory has no utterances", path / "text")

@@ -13,6 +13,17 @@ Speakers are never mixed in one stream when they are separate utterances
 words of one utterance (diarized JSON) also splits the stream and ends the
 turn's last sentence.
 
+Pauses. A model that reads pause features (TA-BRNN-p, T-LSTM-p, the Pause model;
+punct.engine.inputs.FeatureInputs with ``features: [pause]``) gets them computed
+from the input's word times here (punct.prosody.pause, utterances of one
+recording chained), so it runs on a CTM as it does on a data directory. A word
+that the model splits into tokens (``don't`` -> ``do n't``) gives its pause
+before to its first token and its pause after to its last (the tokens inside a
+word have no pause between them). Words without times (plain text, or a JSON
+word without timestamps) are flagged missing: the model falls back to the
+words alone for them. A model that needs audio features (pitch, energy) cannot
+run here: restore has no audio.
+
 Memory. Streams are decoded incrementally (``iter_decode``): at most
 ``window + 1`` token ids of a stream are held at a time, and each window starts
 after the last predicted sentence end of the one before, exactly as
@@ -128,14 +139,19 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
 
 # ----------------------------------------------------------------------------- decoding
 
-def iter_decode(model, sources: Sequence[Iterable[int]], window: int, batch_size: int = 32) -> Iterator[tuple[int, list[int]]]:
+def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int = 32,
+                with_feats: bool = False) -> Iterator[tuple[int, list[int]]]:
     """Decode streams of token ids given as iterables; yield ``(stream index, label ids)``
     as windows are accepted, in stream order within each stream.
 
     Holds at most ``window + 1`` ids per stream. The labels are exactly those of
     ``predict_streams(model, [list(s) for s in sources], window)``: the same windows
     are run (each starts after the accepted part of the one before), only fed lazily.
+    ``with_feats``: the sources yield ``(id, feature row)`` pairs (a model with
+    per-word features, punct.engine.inputs.FeatureInputs), windowed together.
     """
+    import numpy as np
+
     from punct.engine.decode import accept_count, predict_streams
 
     if window < 2:
@@ -157,7 +173,12 @@ def iter_decode(model, sources: Sequence[Iterable[int]], window: int, batch_size
             break
         wins = [bufs[i][:window] for i in active]
         # each window is shorter than or as long as `window`: predict_streams runs it once, whole
-        preds = predict_streams(model, wins, window=window, batch_size=batch_size)
+        if with_feats:
+            feats = [np.stack([row for _, row in w]) for w in wins]
+            wins = [[t for t, _ in w] for w in wins]
+            preds = predict_streams(model, wins, window=window, batch_size=batch_size, feats=feats)
+        else:
+            preds = predict_streams(model, wins, window=window, batch_size=batch_size)
         still = []
         for i, p in zip(active, preds):
             at_end = exhausted[i] and len(bufs[i]) <= window
@@ -178,6 +199,12 @@ class Restorer:
         self.window = window
         self.batch_size = batch_size
         self._cache: dict[str, tuple[list[str], list[int]]] = {}
+        inputs = getattr(model, "punct_inputs", None)
+        self.inputs = inputs if getattr(inputs, "columns", None) else None  # a model with per-word features
+        if self.inputs is not None and list(self.inputs.feature_sets) != ["pause"]:
+            raise PunctError(f"this model reads feature sets {list(self.inputs.feature_sets)}; punct restore computes "
+                             "pause features from word times only (pitch and energy need the audio: "
+                             "prepare a data directory and run stage 4, then punct.bin.decode)")
 
     @classmethod
     def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None) -> "Restorer":
@@ -227,12 +254,16 @@ class Restorer:
             out = list(utts)
         streams = stream_words(out, speaker_breaks)
         pending: list[deque[tuple[Word, int]]] = [deque() for _ in streams]
+        rows = self._pause_rows(out) if self.inputs is not None else None
 
-        def source(si: int) -> Iterator[int]:
+        def source(si: int) -> Iterator:
             for w in streams[si]:
                 ids = self._encoded(w)[1]
                 pending[si].append((w, len(ids)))
-                yield from ids
+                if rows is None:
+                    yield from ids
+                else:
+                    yield from zip(ids, self._token_rows(rows[id(w)], len(ids)))
 
         n_words = sum(len(s) for s in streams)
         bar = None
@@ -242,7 +273,8 @@ class Restorer:
             bar = tqdm(total=n_words, unit="word", desc="restore", leave=False)
         t0 = time.monotonic()
         carry = [0] * len(streams)  # token labels of the current word still to come
-        for si, labels in iter_decode(self.model, [source(i) for i in range(len(streams))], self.window, self.batch_size):
+        for si, labels in iter_decode(self.model, [source(i) for i in range(len(streams))], self.window, self.batch_size,
+                                      with_feats=rows is not None):
             q = pending[si]
             done = 0
             for lab in labels:
@@ -263,6 +295,38 @@ class Restorer:
                     s[-1].label = PERIOD
         dt = time.monotonic() - t0
         log.info("restored %d words in %d streams in %.1f s (%.0f words/s)", n_words, len(streams), dt, n_words / max(dt, 1e-9))
+        return out
+
+
+    def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, "np.ndarray"]:
+        """{id(word): its full pause feature row} for every word of ``utts`` (punct.prosody.pause)."""
+        from punct.prosody.pause import pause_features
+
+        feats = pause_features(utts)
+        n_untimed = sum(1 for u in utts for w in u.words if w.start is None or w.end is None)
+        if n_untimed:
+            log.warning("%d of %d words have no times: the model decides their marks from the words alone",
+                        n_untimed, sum(len(u) for u in utts))
+        return {id(w): feats[u.id][i] for u in utts for i, w in enumerate(u.words)}
+
+    def _token_rows(self, row, k: int) -> list:
+        """The model's feature rows (FeatureInputs.select) of the ``k`` tokens of one word whose
+        pause features are ``row``: no pause inside the word (see the module docstring)."""
+        import numpy as np
+
+        from punct.prosody.pause import PAUSE_FEATURES
+
+        if k == 1:
+            return [self.inputs.select(row[None, :], PAUSE_FEATURES)[0]]
+        out = []
+        for j in range(k):
+            r = np.array(row, dtype=np.float32)
+            for side, inner in (("_after", j < k - 1), ("_before", j > 0)):
+                if inner:
+                    for c, name in enumerate(PAUSE_FEATURES):
+                        if name.endswith(side):
+                            r[c] = 0.0
+            out.append(self.inputs.select(r[None, :], PAUSE_FEATURES)[0])
         return out
 
 

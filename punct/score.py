@@ -17,7 +17,9 @@ Metrics, in percent, over the slots (one slot per word: the mark after it):
   mark a deletion and a spurious mark an insertion;
 - Err, the classification error rate of Tilk and Alumäe (2015): wrong slots /
   all slots;
-- two-class boundary precision, recall and F1 (any mark against none);
+- two-class boundary precision, recall and F1 (any mark against none), and the
+  same for sentence ends (PERIOD or QUESTION against the rest: the sentence
+  boundary detection of Che et al. 2016, whatever the type of the end);
 - a confusion matrix over O COMMA PERIOD QUESTION (rows reference, columns
   hypothesis) and a listing of every wrong slot with its words around it;
 - for ASR hypotheses, the word error rate and what happened to the reference
@@ -37,7 +39,7 @@ from typing import Callable, Sequence
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
-from punct.labels import LABELS, MARK_LABELS, O, is_label
+from punct.labels import LABELS, MARK_LABELS, O, SENTENCE_END, is_label
 from punct.transfer import TransferStats, normalize_word, transfer_marks
 from punct.words import Utterance, Word
 
@@ -141,6 +143,17 @@ class ScoreReport:
         return PRF(tp, fp, fn)
 
     @property
+    def sentence(self) -> PRF:
+        """Sentence ends (PERIOD or QUESTION) against the rest, whatever their type."""
+        c = self.confusion
+        ends = [lab for lab in LABELS if lab in SENTENCE_END]
+        rest = [lab for lab in LABELS if lab not in SENTENCE_END]
+        tp = sum(c[r][h] for r in ends for h in ends)
+        fn = sum(c[r][h] for r in ends for h in rest)
+        fp = sum(c[r][h] for r in rest for h in ends)
+        return PRF(tp, fp, fn)
+
+    @property
     def ref_marks(self) -> int:
         return sum(sum(self.confusion[r].values()) for r in MARK_LABELS)
 
@@ -189,6 +202,7 @@ class ScoreReport:
             "ser": self.ser,
             "err": self.err,
             "boundary": self.boundary.to_dict(),
+            "sentence": self.sentence.to_dict(),
             "counts": {
                 "slots": self.slots,
                 "ref_marks": self.ref_marks,
@@ -231,6 +245,7 @@ class ScoreReport:
             lines.append(row(lab, p))
         lines.append(row("overall", self.overall))
         lines.append(row("boundary", self.boundary))
+        lines.append(row("sentence", self.sentence))
         lines.append("-" * len(head))
         lines.append(f"SER {f(self.ser)}  (S {self.substitutions} + D {self.deletions} + I {self.insertions}"
                      f" over {self.ref_marks} reference marks)")

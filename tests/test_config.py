@@ -44,3 +44,9 @@ def test_bad_type_and_bad_yaml(tmp_path):
         load_config(p, Cfg)
     with pytest.raises(PunctError, match="not KEY=VALUE"):
         parse_overrides(["lr"])
+
+
+def test_override_scientific_notation_is_a_float():
+    from punct.config import parse_overrides
+
+    assert parse_overrides(["a=1e-6", "b=2.5E3", "c=hello", "d=1e", "e=3"]) == {"a": 1e-6, "b": 2500.0, "c": "hello", "d": "1e", "e": 3}

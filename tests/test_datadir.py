@@ -54,3 +54,58 @@ def test_bad_utf8_and_key_mismatch(tmp_path):
 def test_missing_dir(tmp_path):
     with pytest.raises(PunctError, match="data directory not found"):
         load_utterances(tmp_path / "nope")
+
+
+def _timed_utts():
+    return [
+        Utterance("a", [Word("so", "O", 0.5, 0.7, speaker="A"), Word("what", "QUESTION", speaker="A"),
+                        Word("well", "COMMA", 1.9, 2.2, speaker="B")]),
+        Utterance("b", [Word("hi", "O"), Word("there", "PERIOD")]),  # no times, no speakers at all
+    ]
+
+
+def test_partial_word_times_and_speakers_round_trip(tmp_path):
+    write_datadir(tmp_path, _timed_utts())
+    assert (tmp_path / "word_times").read_text() == "a 0.500,0.700 - 1.900,2.200\nb - -\n"
+    assert (tmp_path / "word_speakers").read_text() == "a A A B\nb - -\n"
+    assert validate_datadir(tmp_path) == 5
+    a, b = load_utterances(tmp_path)
+    assert [(w.start, w.end) for w in a.words] == [(0.5, 0.7), (None, None), (1.9, 2.2)]
+    assert [w.speaker for w in a.words] == ["A", "A", "B"] and [w.speaker for w in b.words] == [None, None]
+    assert all(w.start is None for w in b.words)
+
+
+def test_no_times_no_speakers_no_files(tmp_path):
+    write_datadir(tmp_path, _utts())
+    assert not (tmp_path / "word_times").exists() and not (tmp_path / "word_speakers").exists()
+
+
+def test_a_word_with_one_time_only_is_untimed(tmp_path):
+    write_datadir(tmp_path, [Utterance("a", [Word("x", start=1.0), Word("y", start=1.0, end=1.5)])])
+    assert (tmp_path / "word_times").read_text() == "a - 1.000,1.500\n"
+
+
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("a 0.5,0.7 - 1.9\nb - -\n", r"word_times:1: word 3 of 'a': bad time '1.9' \(expected START,END"),
+        ("a 0.5,0.7 - x,2\nb - -\n", r"word_times:1: word 3 of 'a': bad time 'x,2'"),
+        ("a 0.5,0.4 - -\nb - -\n", r"word_times:1: word 1 of 'a': bad time '0.5,0.4' \(end before start\)"),
+        ("a nan,0.7 - -\nb - -\n", r"word_times:1: .*not a finite number"),
+        ("a -1,0.7 - -\nb - -\n", r"word_times:1: .*negative start"),
+        ("a 0.5,0.7 -\nb - -\n", r"word_times:1: 2 times for 3 words of 'a'"),
+        ("a 0.5,0.7 - -\n", r"word_times: key set differs from text"),
+    ],
+)
+def test_word_times_errors_name_file_line_and_word(tmp_path, content, message):
+    write_datadir(tmp_path, _timed_utts())
+    (tmp_path / "word_times").write_text(content)
+    with pytest.raises(PunctError, match=message):
+        validate_datadir(tmp_path)
+
+
+def test_word_speakers_count_is_checked(tmp_path):
+    write_datadir(tmp_path, _timed_utts())
+    (tmp_path / "word_speakers").write_text("a A B\nb - -\n")
+    with pytest.raises(PunctError, match=r"word_speakers:1: 2 speakers for 3 words of 'a'"):
+        validate_datadir(tmp_path)

@@ -246,3 +246,49 @@ def test_datadir_with_segments_ctm(tiny, tmp_path):
     lines = (tmp_path / "o.ctm").read_text().splitlines()
     assert [line.split()[:3] for line in lines] == [["call", "1", "10.10"], ["call", "1", "10.40"], ["call", "1", "12.50"],
                                                      ["call", "1", "12.90"]]
+
+
+def make_pause_model(path, sets=("pause",), columns=("pause_after",)):
+    """Che et al.'s Pause model (no weights) saved as a checkpoint over the WORDS vocabulary."""
+    from punct.engine import checkpoint
+    from punct.engine.inputs import FeatureInputs
+    from punct.models import resolved_model_args
+
+    vocab = Vocabulary.build([WORDS], min_count=1)
+    inputs = FeatureInputs(vocab, list(sets), list(columns), normalize=False)
+    args = resolved_model_args("che_pause", {"feature_names": list(columns)})
+    checkpoint.save(path, {"model": "che_pause", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": {}, "inputs": inputs.state(),
+                           "train_config": {"slice_length": 8, "batch_size": 4}})
+
+
+def test_a_pause_model_restores_a_ctm_from_its_word_times(tmp_path):
+    """Pause features come from the CTM's times: a period after each word followed by a long
+    pause (the last token of a split word carries the word's pause), none elsewhere."""
+    make_pause_model(tmp_path / "pause.pt")
+    words = "GOOD MORNING AND WELCOME TO THE CALL DON'T WE GREW REVENUE SO".split()
+    gap_after = {1, 6, 7}  # MORNING, CALL, DON'T: then a 1 s pause
+    t, lines = 0.0, []
+    for i, w in enumerate(words):
+        lines.append(f"call A {t:.2f} 0.30 {w}\n")
+        t += 0.3 + (1.0 if i in gap_after else 0.02)
+    (tmp_path / "call.ctm").write_text("".join(lines))
+    hyp = restore_file(tmp_path / "call.ctm", tmp_path / "out.ctm", model=tmp_path / "pause.pt")
+    labels = [w.label for w in hyp[0].words]
+    assert [i for i, lab in enumerate(labels) if lab != "O"] == [1, 6, 7, 11]  # and the last word (recording end)
+    assert set(labels) == {"O", "PERIOD"}
+    r = Restorer.load(tmp_path / "pause.pt")
+    assert r.model_tokens(hyp[0].words[7]) == ["do", "n't"]
+
+
+def test_pause_model_on_words_without_times_never_fails(tmp_path):
+    make_pause_model(tmp_path / "pause.pt")
+    (tmp_path / "t.txt").write_text("good morning and welcome to the call\n")
+    hyp = restore_file(tmp_path / "t.txt", tmp_path / "out.txt", model=tmp_path / "pause.pt")
+    assert [w.label for w in hyp[0].words] == ["O"] * 7  # no evidence: the acoustic model puts no boundary
+
+
+def test_a_model_that_needs_audio_features_is_refused(tmp_path):
+    make_pause_model(tmp_path / "ppe.pt", sets=("pause", "prosody"), columns=("pause_after",))
+    with pytest.raises(PunctError, match="pause features from word times only"):
+        Restorer.load(tmp_path / "ppe.pt")

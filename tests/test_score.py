@@ -150,3 +150,15 @@ def test_json_layout_is_what_results_reads(tmp_path):
     assert conf[0].split() == ["ref", "\\", "hyp", "O", "COMMA", "PERIOD", "QUESTION"]
     assert conf[3].split() == ["PERIOD", "0", "1", "0", "0"]
     assert (tmp_path / "scoring" / "report.txt").read_text() == r.format_table()
+
+
+def test_sentence_ends_whatever_their_type():
+    # slot:  0       1         2      3       4
+    # ref:   PERIOD  QUESTION  COMMA  O       PERIOD
+    # hyp:   QUESTION PERIOD   PERIOD PERIOD  O
+    # sentence ends: tp 2 (slots 0, 1: an end either way), fp 2 (slots 2, 3), fn 1 (slot 4): P 50, R 66.7, F1 57.1
+    r = score_labels("PERIOD QUESTION COMMA O PERIOD".split(), "QUESTION PERIOD PERIOD PERIOD O".split())
+    assert (r.sentence.tp, r.sentence.fp, r.sentence.fn) == (2, 2, 1)
+    assert r.sentence.f1 == pytest.approx(400 / 7)
+    assert r.to_dict()["sentence"]["f1"] == pytest.approx(400 / 7)
+    assert "sentence" in r.format_table()

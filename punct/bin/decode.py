@@ -5,6 +5,9 @@
 Writes <out>/{text,labels,utt2spk,spk2utt,text.punct}, decode_stats.json (words/s,
 read by punct.bin.results) and, when the data
 directory has `labels` and punct.score is available, <out>/scoring/.
+A model that reads per-word features (pause, prosody) takes them from the data
+directory (DIR/pause.scp, ...; a pause-only model computes them from DIR/word_times
+when pause.scp is absent).
 """
 from __future__ import annotations
 

@@ -1,10 +1,14 @@
 """Compute per-word pause features of a data directory from its word times.
 
     python -m punct.bin.pause_feats --data data/X/test
-Reads DIR/text, DIR/word_times (and DIR/segments, DIR/utt2spk when present:
-segments of one recording are chained so pauses cross segment boundaries);
-writes DIR/pause.ark, DIR/pause.scp, DIR/pause.names (punct.prosody.features)
-and marks DIR/pause.done. Skipped when done, unless --force.
+Reads DIR/text, DIR/word_times (and DIR/segments, DIR/utt2spk, DIR/word_speakers
+when present: segments of one recording are chained so pauses cross segment
+boundaries, and a change of speaker between words is flagged); writes
+DIR/pause.ark, DIR/pause.scp, DIR/pause.names (punct.prosody.features) and
+marks DIR/pause.done. Skipped when done, unless --force. Words without times
+(``-`` in word_times) get the flags of punct.prosody.pause; with
+``--allow-untimed`` a directory without word_times gets features too, every
+word flagged untimed (so a pause model can decode it, falling back to words).
 """
 from __future__ import annotations
 
@@ -24,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="pause", help="feature set name: DIR/NAME.{ark,scp,names} (default: pause)")
     p.add_argument("--cap", type=float, default=None, help="longest pause in seconds (default: punct.prosody.pause.PAUSE_CAP)")
     p.add_argument("--force", action="store_true", help="recompute even when DIR/NAME.done exists")
+    p.add_argument("--allow-untimed", action="store_true",
+                   help="a directory without word_times is not an error: every word is flagged untimed")
     add_common(p)
     return p
 
@@ -37,7 +43,7 @@ def _main(args: argparse.Namespace) -> int:
 
     d = Path(args.data)
     require_inputs([d], "data directory")
-    require_inputs([d / "text", d / "word_times"])
+    require_inputs([d / "text"] + ([] if args.allow_untimed else [d / "word_times"]))
     done = d / args.name
     if is_done(done) and not args.force:
         log.info("%s: %s features done, skipping (--force to redo)", d, args.name)
@@ -56,11 +62,12 @@ def _main(args: argparse.Namespace) -> int:
     feats = pause_features(utts, cap=cap)
     n_words = sum(m.shape[0] for m in feats.values())
     untimed = int(sum(m[:, PAUSE_FEATURES.index("untimed")].sum() for m in feats.values()))
+    changes = int(sum(m[:, PAUSE_FEATURES.index("speaker_change_after")].sum() for m in feats.values()))
     write_features(d, args.name, feats, PAUSE_FEATURES)
     load_word_features(d, [args.name])  # read back: every utterance of text, one row per word
     mark_done(done)
-    log.info("%s: %d utterances, %d words (%d without times) -> %s.{ark,scp,names}", d, len(feats), n_words, untimed,
-             d / args.name)
+    log.info("%s: %d utterances, %d words (%d without times, %d speaker changes) -> %s.{ark,scp,names}", d, len(feats),
+             n_words, untimed, changes, d / args.name)
     return 0
 
 

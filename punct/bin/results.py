@@ -152,7 +152,7 @@ def render(rows: list[dict[str, Any]]) -> str:
         head = ["system", "test set", "train words"]
         for c in MARK_LABELS:
             head += [f"{c[:5]} P", f"{c[:5]} R", f"{c[:5]} F1"]
-        head += ["P", "R", "F1", "SER", "Err", "2-class F1"]
+        head += ["P", "R", "F1", "SER", "Err", "2-class F1", "sent. F1"]
         if asr:
             head += ["WER", "marks moved", "marks dropped"]
         head += ["epochs", "train h", "decode w/s"]
@@ -169,7 +169,7 @@ def render(rows: list[dict[str, Any]]) -> str:
             o = _class(rep, "OVERALL")
             cells += [_fmt(o.get("precision")), _fmt(o.get("recall")), _fmt(o.get("f1"))]
             cells += [_fmt(rep.get("ser")), _fmt(rep.get("err"))]
-            cells += [_fmt(_get(rep, "boundary", "f1"))]
+            cells += [_fmt(_get(rep, "boundary", "f1")), _fmt(_get(rep, "sentence", "f1"))]
             if asr:
                 t = rep.get("transfer") or {}
                 cells += [_fmt(rep.get("wer")), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
@@ -181,7 +181,7 @@ def render(rows: list[dict[str, Any]]) -> str:
                 published_done.add(model)
                 for pub in PUBLISHED[model]:
                     pc = [pub["system"], "test2011", "2.1M"] + ["-"] * (3 * len(MARK_LABELS))
-                    pc += ["-", "-", _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-"]
+                    pc += ["-", "-", _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-", "-"]
                     pc += ["-"] * ((3 if asr else 0) + 3)
                     out.append("| " + " | ".join(pc) + " |")
         out += ["", "Commands that reproduce each row:", ""] + [f"- {c}" for c in cmds] + [""]

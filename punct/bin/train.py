@@ -3,6 +3,8 @@
     python -m punct.bin.train --config conf/tbrnn.yaml --train data/X/train \
         --valid data/X/dev2012 --exp exp/tbrnn [--max-epochs N] [key=value ...]
 
+A two-stage model (conf/ta_*.yaml) names its stage one with init_from=exp/.../best.pt;
+models with per-word features read DIR/<set>.scp of --train and --valid (stage 4).
 Every model of conf/ trains through this one entry point (a counting model such as
 the hidden-event LM is estimated in one pass). Data-parallel on one or more machines
 with torchrun (gloo backend, CPU; every rank takes its share of each batch, rank 0

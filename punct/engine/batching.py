@@ -12,7 +12,11 @@ A sentence longer than a slice is skipped as punctuator2 does
 The last, shorter slice of the stream is kept (punctuator2 drops it).
 
 Slices are precomputed once as numpy arrays (``ids`` int32, ``labels`` int8
-with -1 = no loss / padding, ``lengths`` int32) and cached as ``.npz``.
+with -1 = no loss / padding, ``lengths`` int32) and cached as ``.npz``. A
+featurizer with per-word features (punct.engine.inputs.FeatureInputs) adds
+``feats`` float32 [N, L, F+1]: each word's raw feature row, cut by the same
+bounds as its id (padding rows 0), cached with them; the cache key then also
+names the feature files.
 """
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ class Slices:
     ids: np.ndarray  # int32 [N, L], 0 (= <pad>) on padding
     labels: np.ndarray  # int8 [N, L], IGNORE on padding and on words left out of the loss
     lengths: np.ndarray  # int32 [N]
+    feats: np.ndarray | None = None  # float32 [N, L, F] per-word features (FeatureInputs), 0 on padding
 
     def __len__(self) -> int:
         return int(self.lengths.shape[0])
@@ -84,20 +89,29 @@ def make_slices(
     length: int,
     tail_in_loss: bool = True,
     long_sentences: str = "skip",
+    feats: np.ndarray | None = None,
 ) -> Slices:
-    """Cut a word/label stream into training slices (see the module docstring)."""
+    """Cut a word/label stream into training slices (see the module docstring);
+    ``feats`` [n_words, F], if given, is cut in step with the words."""
     w = np.asarray(word_ids, dtype=np.int32)
     y = np.asarray(label_ids, dtype=np.int8)
+    if feats is not None:
+        feats = np.asarray(feats, dtype=np.float32)
+        if feats.ndim != 2 or feats.shape[0] != len(w):
+            raise ValueError(f"{feats.shape} feature rows for {len(w)} words")
     bounds = slice_bounds(y, length, tail_in_loss, long_sentences)
     L = max([e - s for s, e, _ in bounds], default=1)
     ids = np.zeros((len(bounds), L), dtype=np.int32)
     labels = np.full((len(bounds), L), IGNORE, dtype=np.int8)
     lengths = np.zeros(len(bounds), dtype=np.int32)
+    f = None if feats is None else np.zeros((len(bounds), L, feats.shape[1]), dtype=np.float32)
     for r, (s, e, le) in enumerate(bounds):
         ids[r, : e - s] = w[s:e]
         labels[r, : le - s] = y[s:le]
         lengths[r] = e - s
-    return Slices(ids, labels, lengths)
+        if f is not None:
+            f[r, : e - s] = feats[s:e]
+    return Slices(ids, labels, lengths, f)
 
 
 def stream_of(utts, vocab) -> tuple[np.ndarray, np.ndarray]:
@@ -112,8 +126,37 @@ def stream_of(utts, vocab) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(words, dtype=np.int32), np.asarray(labs, dtype=np.int8)
 
 
-def _file_stamp(data_dir: Path) -> list:
-    return [[name, (data_dir / name).stat().st_size, (data_dir / name).stat().st_mtime_ns] for name in ("text", "labels")]
+def feature_stream(utts, vocab, data_dir: Path) -> np.ndarray | None:
+    """The raw per-word features of all utterances, concatenated like ``stream_of``
+    (None when the featurizer ``vocab`` reads no features)."""
+    if not getattr(vocab, "columns", None):
+        return None
+    from punct.errors import PunctError
+
+    by_utt = vocab.load_features(data_dir, utts)
+    parts = []
+    for u in utts:
+        m = by_utt.get(u.id)
+        if m is None or m.shape[0] != len(u.words):
+            raise PunctError(f"utterance {u.id!r}: {'no' if m is None else m.shape[0]} feature rows for {len(u.words)} words",
+                             data_dir)
+        parts.append(m)
+    return np.concatenate(parts) if parts else np.zeros((0, vocab.n_feats + 1), np.float32)
+
+
+def _file_stamp(data_dir: Path, names: Sequence[str] = ("text", "labels")) -> list:
+    return [[name, (data_dir / name).stat().st_size, (data_dir / name).stat().st_mtime_ns] for name in names
+            if (data_dir / name).is_file() or name in ("text", "labels")]
+
+
+def _feature_stamp(data_dir: Path, vocab) -> list | None:
+    """The files the features of ``vocab`` come from (None: no features); the word
+    times stand in for a pause set computed on the fly."""
+    sets = getattr(vocab, "feature_sets", ()) if getattr(vocab, "columns", None) else ()
+    if not sets:
+        return None
+    names = [f"{n}.{ext}" for n in sets for ext in ("scp", "ark", "names")] + ["word_times", "word_speakers"]
+    return _file_stamp(data_dir, [n for n in names if (data_dir / n).is_file()])
 
 
 def load_slices(
@@ -140,6 +183,9 @@ def load_slices(
         "tail_in_loss": tail_in_loss,
         "long_sentences": long_sentences,
     }
+    fstamp = _feature_stamp(data_dir, vocab)
+    if fstamp is not None:  # only then: the caches of word-only models stay valid
+        key["features"] = fstamp
     if cache is not None:
         cache = Path(cache)
         key_path = cache.with_suffix(".json")
@@ -147,14 +193,14 @@ def load_slices(
             try:
                 if json.loads(key_path.read_text()) == key:
                     with np.load(cache, allow_pickle=False) as z:
-                        s = Slices(z["ids"], z["labels"], z["lengths"])
+                        s = Slices(z["ids"], z["labels"], z["lengths"], z["feats"] if "feats" in z.files else None)
                     log.info("loaded %d slices of %s from cache %s", len(s), data_dir, cache)
                     return s
             except (OSError, ValueError, KeyError) as e:
                 log.warning("ignoring unreadable slice cache %s: %s", cache, e)
     utts = load_utterances(data_dir)
     w, y = stream_of(utts, vocab)
-    s = make_slices(w, y, length, tail_in_loss, long_sentences)
+    s = make_slices(w, y, length, tail_in_loss, long_sentences, feats=feature_stream(utts, vocab, data_dir))
     # id 1 is <unk> (words) or the out-of-vocabulary vector (vectors); open lexicons have none
     n_unk = int((w == 1).sum()) if getattr(vocab, "closed", True) else 0
     log.info(
@@ -163,7 +209,10 @@ def load_slices(
     )
     if cache is not None:
         with atomic_write(cache, "wb", encoding=None) as f:
-            np.savez(f, ids=s.ids, labels=s.labels, lengths=s.lengths)
+            arrays = dict(ids=s.ids, labels=s.labels, lengths=s.lengths)
+            if s.feats is not None:
+                arrays["feats"] = s.feats
+            np.savez(f, **arrays)
         with atomic_write(cache.with_suffix(".json")) as f:
             json.dump(key, f)
     return s
@@ -195,7 +244,10 @@ def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
     import torch
 
     T = int(slices.lengths[idx].max())
-    kw = inputs.tensors(slices.ids[idx, :T], slices.lengths[idx])
+    if slices.feats is not None:
+        kw = inputs.tensors(slices.ids[idx, :T], slices.lengths[idx], feats=slices.feats[idx, :T])
+    else:
+        kw = inputs.tensors(slices.ids[idx, :T], slices.lengths[idx])
     y = slices.labels[idx, :T].astype(np.int64)
     y[y < 0] = -100
     return kw, kw["mask"], torch.from_numpy(y)

@@ -4,7 +4,9 @@
 the training position and the RNG state. Keys: ``model``, ``model_args``,
 ``vocab`` (word list; empty for models that do not read word ids), ``inputs``
 (the featurizer's state, punct.engine.inputs; absent in older files, which
-read word ids), ``labels``, ``state_dict``, ``train_config``. Both load with ``weights_only=True``
+read word ids), ``labels``, ``state_dict``, ``train_config``; a two-stage model
+(punct.models.twostage) adds ``stage1_train_config`` and holds its stage one in
+``model_args["stage1"]`` and the ``stage1.*`` weights. Both load with ``weights_only=True``
 (plain tensors, dicts, lists and numbers; no pickled objects).
 """
 from __future__ import annotations

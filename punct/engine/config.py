@@ -15,6 +15,11 @@ class TrainConfig:
     #: adagrad | adam | adamw | sgd
     optimizer: str = "adagrad"
     lr: float = 0.02
+    #: AdaGrad's initial accumulator. punctuator2 (Theano) divides by sqrt(sum g^2 + 1e-6);
+    #: torch adds its eps outside the root, so its first steps are +-lr on every weight,
+    #: however small the gradient. 1e-6 here reproduces punctuator2's update exactly.
+    #: The default 0 is torch's behaviour (and that of checkpoints saved before this key).
+    adagrad_accumulator_init: float = 0.0
     #: L2 weight decay (adamw: decoupled)
     weight_decay: float = 0.0
     #: constant | linear (linear warm-up over warmup_steps, then linear decay to 0 at max_epochs)
@@ -53,6 +58,18 @@ class TrainConfig:
     pretrained_embeddings: str = ""
     #: keep the word embedding fixed during training
     freeze_embeddings: bool = False
+    #: per-word feature sets of the data directories (DIR/NAME.scp: pause, prosody) that a
+    #: ``words+feats`` model reads (punct.engine.inputs.FeatureInputs); [] = none
+    features: list[str] = field(default_factory=list)
+    #: the columns of those sets the model reads ([] = all); a missing-evidence flag is added
+    feature_columns: list[str] = field(default_factory=list)
+    #: z-normalize the feature columns with the training set's mean and standard deviation
+    normalize_features: bool = True
+    #: a stage-one model (a best.pt) that a two-stage model (punct.models.twostage) is built on;
+    #: its weights, config and vocabulary are copied into the new model's checkpoint
+    init_from: str = ""
+    #: keep the stage-one model of ``init_from`` fixed (its weights never change)
+    freeze: bool = False
 
     def check(self) -> None:
         if self.optimizer not in ("adagrad", "adam", "adamw", "sgd"):
@@ -64,6 +81,16 @@ class TrainConfig:
                 raise ValueError(f"{name} must be >= 0")
         if self.long_sentences not in ("skip", "cut"):
             raise ValueError(f"long_sentences must be skip or cut, got {self.long_sentences!r}")
+        if not isinstance(self.features, list) or not all(isinstance(x, str) and x for x in self.features):
+            raise ValueError(f"features must be a list of feature set names, got {self.features!r}")
+        if not isinstance(self.feature_columns, list) or not all(isinstance(x, str) and x for x in self.feature_columns):
+            raise ValueError(f"feature_columns must be a list of column names, got {self.feature_columns!r}")
+        if self.feature_columns and not self.features:
+            raise ValueError("feature_columns needs features (the sets the columns come from)")
+        if len(set(self.features)) != len(self.features):
+            raise ValueError(f"features names a set twice: {self.features}")
+        if self.freeze and not self.init_from:
+            raise ValueError("freeze needs init_from (the stage-one model to keep fixed)")
         for name in ("batch_size", "slice_length", "min_count", "max_epochs", "threads", "valid_batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")

@@ -39,21 +39,27 @@ def accept_count(pred: Sequence[int], at_end: bool) -> int:
 
 
 @torch.no_grad()
-def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128,
-                    inputs=None) -> list[list[int]]:
-    """Label ids for every word of every stream of word ids, windows following predicted boundaries.
-
-    The ids are those of the model's featurizer (``vocab.encode`` of ``load_model``);
-    ``inputs`` is that featurizer, by default ``model.punct_inputs`` (set by
-    ``load_model``), else the ids are passed as they are (``model(ids=, mask=)``)."""
+def run_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128,
+                inputs=None, feats: Sequence | None = None, probs: bool = False):
+    """(label ids, posteriors) of every word of every stream, windows following predicted
+    boundaries (see ``predict_streams``); posteriors are float32 [n_words, len(LABELS)]
+    arrays (the softmax of the window that accepted each word) when ``probs``, else None."""
     if window < 2:
         raise ValueError("window must be at least 2 words")
     import numpy as np
 
     if inputs is None:
         inputs = getattr(model, "punct_inputs", None)
+    if feats is not None:
+        if inputs is None:
+            raise ValueError("features need the model's featurizer (inputs)")
+        if len(feats) != len(streams) or any(len(f) != len(s) for f, s in zip(feats, streams)):
+            raise ValueError("feats must hold one row per word of every stream")
+    elif getattr(inputs, "columns", None):
+        raise PunctError("this model reads per-word features (pause, prosody): none were given with the words")
     model.eval()
     out: list[list[int]] = [[] for _ in streams]
+    post: list[list] = [[] for _ in streams]
     pos = [0] * len(streams)
     active = [i for i, s in enumerate(streams) if s]
     while active:
@@ -68,23 +74,87 @@ def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: in
                 for r, w in enumerate(wins):
                     ids[r, : len(w)] = torch.tensor(w, dtype=torch.long)
                     mask[r, : len(w)] = True
-                pred = model(ids, mask).argmax(-1).tolist()
+                logits = model(ids, mask)
             else:
                 ids = np.zeros((len(wins), T), dtype=np.int64)
                 for r, w in enumerate(wins):
                     ids[r, : len(w)] = w
                 lengths = np.array([len(w) for w in wins])
-                pred = model(**inputs.tensors(ids, lengths)).argmax(-1).tolist()
+                if feats is None:
+                    logits = model(**inputs.tensors(ids, lengths))
+                else:
+                    fw = np.zeros((len(wins), T, np.asarray(feats[chunk[0]]).shape[1]), dtype=np.float32)
+                    for r, i in enumerate(chunk):
+                        fw[r, : len(wins[r])] = feats[i][pos[i] : pos[i] + len(wins[r])]
+                    logits = model(**inputs.tensors(ids, lengths, feats=fw))
+            pred = logits.argmax(-1).tolist()
+            soft = torch.softmax(logits.float(), -1).numpy() if probs else None
             for r, i in enumerate(chunk):
                 p = pred[r][: len(wins[r])]
                 at_end = pos[i] + len(wins[r]) >= len(streams[i])
                 k = accept_count(p, at_end)
                 out[i].extend(p[:k])
+                if soft is not None:
+                    post[i].append(soft[r, :k])
                 pos[i] += k
                 if pos[i] < len(streams[i]):
                     still.append(i)
         active = still
+    if not probs:
+        return out, None
+    return out, [np.concatenate(p) if p else np.zeros((0, len(LABELS)), np.float32) for p in post]
+
+
+def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128,
+                    inputs=None, feats: Sequence | None = None) -> list[list[int]]:
+    """Label ids for every word of every stream of word ids, windows following predicted boundaries.
+
+    The ids are those of the model's featurizer (``vocab.encode`` of ``load_model``);
+    ``inputs`` is that featurizer, by default ``model.punct_inputs`` (set by
+    ``load_model``), else the ids are passed as they are (``model(ids=, mask=)``).
+    ``feats``: for a model with per-word features, one raw feature array per stream
+    (``FeatureInputs.load_features``), windowed in step with the ids."""
+    return run_streams(model, streams, window, batch_size, inputs, feats)[0]
+
+
+def stream_features(model: torch.nn.Module, data_dir: str | Path, utts: list[Utterance]) -> list | None:
+    """The raw per-word features of ``utts`` (of ``data_dir``) that ``model`` reads, one
+    array per utterance; None for a model without features."""
+    inputs = getattr(model, "punct_inputs", None)
+    if not getattr(inputs, "columns", None):
+        return None
+    by_utt = inputs.load_features(data_dir, utts)
+    out = []
+    for u in utts:
+        m = by_utt.get(u.id)
+        if m is None or len(m) != len(u.words):
+            raise PunctError(f"utterance {u.id!r}: {'no' if m is None else len(m)} feature rows for {len(u.words)} words",
+                             data_dir)
+        out.append(m)
     return out
+
+
+def posteriors(model_path: str | Path, data_dir: str | Path, utts: list[Utterance] | None = None,
+               window: int | None = None, batch_size: int | None = None):
+    """(utterances, [float32 [n_words, len(LABELS)] per utterance], [bool [n_words] or None]):
+    the posteriors of the model in ``model_path`` for every word of ``data_dir``, decoded
+    as ``decode`` does, and which words lacked acoustic evidence (None: a model without features)."""
+    import numpy as np
+
+    from punct.datadir import load_utterances
+    from punct.engine.checkpoint import load_model
+
+    model, vocab, ck = load_model(model_path)
+    tc = ck.get("train_config", {})
+    window = window or int(tc.get("slice_length", 200))
+    batch_size = batch_size or int(tc.get("batch_size", 128))
+    if utts is None:
+        utts = load_utterances(data_dir, require_labels=False)
+    streams = [vocab.encode(u.texts) for u in utts]
+    feats = stream_features(model, data_dir, utts)
+    _, probs = run_streams(model, streams, window, batch_size, feats=feats, probs=True)
+    missing = None if feats is None else [np.asarray(f[:, -1] > 0.5) for f in feats]
+    return utts, probs, missing
 
 
 def decode(model_path: str | Path, data_dir: str | Path, window: int | None = None, batch_size: int | None = None,
@@ -104,8 +174,9 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
     utts = load_utterances(data_dir, require_labels=False)
     streams = [vocab.encode(u.texts) for u in utts]
     n_words = sum(len(s) for s in streams)
+    feats = stream_features(model, data_dir, utts)
     t0 = time.monotonic()
-    preds = predict_streams(model, streams, window, batch_size)
+    preds = predict_streams(model, streams, window, batch_size, feats=feats)
     dt = time.monotonic() - t0
     log.info("decoded %d utterances, %d words in %.1f s (%.0f words/s)", len(utts), n_words, dt, n_words / max(dt, 1e-9))
     if stats is not None:

@@ -18,7 +18,22 @@ chars       word type (an open lexicon of spellings ``chars [B,C]``, ``char_mask
                                                     after each word), ``mask``
 wordpieces  word type (open lexicon, each type      ``pieces [B,S]``, ``piece_mask [B,S]``,
             tokenized once)                         ``word_last [B,T]`` (its last piece), ``mask``
+words+feats vocabulary id, as ``words``; the per-word  ``ids``, ``mask``, and when feature sets
+            features travel beside the ids          are configured ``feats [B,T,F]``
+            (``Slices.feats``, ``predict_streams``  (normalized, 0 where missing) and
+            ``feats=``)                             ``feat_missing [B,T]`` (True: no acoustic
+                                                    evidence for the word, or padding)
 =========== ======================================= ==========================================
+
+``words+feats`` (FeatureInputs) reads the feature sets named by the training
+config's ``features`` (``[pause]``, ``[pause, prosody]``: DIR/NAME.scp of each
+data directory, punct.prosody.features), keeps the columns of
+``feature_columns`` (all when empty) and adds one column, the missing flag
+(punct.prosody.features.missing_words). The raw values are sliced, cached and
+windowed exactly like the ids (punct.engine.batching, punct.engine.decode);
+``tensors`` normalizes them with the training set's mean and standard
+deviation (stored in the checkpoint) and zeroes the missing words' values.
+Its model gets ``feature_names`` (the kept columns) in its arguments.
 
 ``mask [B,T]`` is True on words; logits are always ``[B,T,len(LABELS)]``, one row
 per word, so scoring and decoding are shared. What a featurizer needs to be
@@ -304,11 +319,168 @@ class PieceInputs:
         return f"{self.encoder} WordPiece tokenizer ({self.input_size} pieces)"
 
 
+class FeatureInputs(WordInputs):
+    """Word ids of a closed vocabulary plus per-word feature vectors (pause, prosody) of
+    the data directory: the acoustic and fusion models (punct.models.acoustic, twostage)."""
+
+    kind = "words+feats"
+    closed = True
+    #: standard deviations below this are taken as this (a constant column stays finite)
+    SD_FLOOR = 1e-2
+
+    def __init__(self, vocab: Vocabulary, sets: Sequence[str] = (), columns: Sequence[str] = (),
+                 mean: Sequence[float] | None = None, std: Sequence[float] | None = None, normalize: bool = True):
+        super().__init__(vocab)
+        self.feature_sets = tuple(sets)
+        self.columns = list(columns)
+        if self.columns and not self.feature_sets:
+            raise ValueError("feature columns without feature sets")
+        n = len(self.columns)
+        self.mean = np.asarray(mean if mean is not None else [0.0] * n, dtype=np.float32)
+        self.std = np.asarray(std if std is not None else [1.0] * n, dtype=np.float32)
+        if self.mean.shape != (n,) or self.std.shape != (n,):
+            raise ValueError(f"normalization statistics for {n} columns expected")
+        self.normalize = normalize
+        self._mean_t = torch.from_numpy(self.mean)
+        self._std_t = torch.from_numpy(np.maximum(self.std, self.SD_FLOOR))
+
+    @classmethod
+    def build(cls, texts, cfg, model_args: dict[str, Any], data_dir=None, vocab: Vocabulary | None = None) -> "FeatureInputs":
+        """From the training texts (the vocabulary, unless ``vocab`` is given: a stage-one
+        model's) and the training data directory ``data_dir`` (columns, normalization)."""
+        from punct.errors import PunctError
+        from punct.prosody.features import feature_files, feature_names
+
+        if vocab is None:
+            vocab = Vocabulary.build(texts, cfg.min_count, cfg.max_vocab)
+        sets = list(cfg.features)
+        if not sets:
+            return cls(vocab)
+        if data_dir is None:
+            raise ValueError("the training data directory is needed to read its feature sets")
+        if all(feature_files(data_dir, n)[1].is_file() for n in sets):
+            names = feature_names(data_dir, sets)
+        elif sets == ["pause"]:
+            from punct.prosody.pause import PAUSE_FEATURES
+
+            names = list(PAUSE_FEATURES)
+        else:
+            missing = [str(feature_files(data_dir, n)[1]) for n in sets if not feature_files(data_dir, n)[1].is_file()]
+            raise PunctError(f"feature set file not found (run stage 4): {missing[0]}")
+        columns = list(cfg.feature_columns) or names
+        unknown = [c for c in columns if c not in names]
+        if unknown:
+            raise PunctError(f"feature column {unknown[0]!r} is not in feature sets {sets} (columns: {' '.join(names)})")
+        f = cls(vocab, sets, columns, normalize=cfg.normalize_features)
+        if cfg.normalize_features:
+            raw = np.concatenate(list(f.load_features(data_dir).values()) or [np.zeros((0, len(columns) + 1), np.float32)])
+            keep = raw[:, -1] < 0.5
+            vals = raw[keep, :-1].astype(np.float64)
+            if len(vals):
+                f = cls(vocab, sets, columns, vals.mean(0).tolist(), vals.std(0).tolist(), normalize=True)
+            log.info("feature normalization over %d of %d training words (the others lack acoustic evidence)",
+                     int(keep.sum()), len(raw))
+        return f
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], ck: dict[str, Any]) -> "FeatureInputs":
+        return cls(Vocabulary.from_list(ck["vocab"]), state.get("features", ()), state.get("columns", ()),
+                   state.get("mean"), state.get("std"), bool(state.get("normalize", True)))
+
+    def state(self) -> dict[str, Any]:
+        return {"kind": self.kind, "features": list(self.feature_sets), "columns": list(self.columns),
+                "mean": [float(x) for x in self.mean], "std": [float(x) for x in self.std], "normalize": self.normalize}
+
+    def digest(self) -> str:
+        """The vocabulary and the kept columns (the cached slices hold raw values, so not the statistics)."""
+        extra = "\n".join(["#sets"] + list(self.feature_sets) + ["#columns"] + self.columns)
+        return hashlib.sha1((self.vocab.digest() + extra).encode("utf-8")).hexdigest()[:16]
+
+    def model_args(self) -> dict[str, Any]:
+        """What the model needs to know about its input: the names of the feature columns."""
+        return {"feature_names": list(self.columns)}
+
+    @property
+    def n_feats(self) -> int:
+        return len(self.columns)
+
+    def select(self, feats: np.ndarray, names: Sequence[str]) -> np.ndarray:
+        """float32 [n, len(columns) + 1]: the kept columns of ``feats`` [n, len(names)] (raw)
+        and the missing flag (punct.prosody.features.missing_words) as the last column."""
+        from punct.errors import PunctError
+        from punct.prosody.features import missing_words
+
+        names = list(names)
+        absent = [c for c in self.columns if c not in names]
+        if absent:
+            raise PunctError(f"the model reads feature column {absent[0]!r}, which these features lack ({' '.join(names)})")
+        idx = [names.index(c) for c in self.columns]
+        m = np.asarray(feats, dtype=np.float32)
+        out = np.empty((m.shape[0], len(idx) + 1), dtype=np.float32)
+        out[:, :-1] = m[:, idx]
+        out[:, -1] = missing_words(m, names)
+        return out
+
+    def load_features(self, data_dir, utts=None) -> dict[str, np.ndarray]:
+        """{utt: float32 [n_words, len(columns) + 1]} of data directory ``data_dir`` (``select``).
+
+        The feature sets are read from DIR/NAME.scp; a model that reads only ``pause``
+        gets them computed from the word times when DIR/pause.scp does not exist (words
+        without times are flagged missing). ``utts``: the directory's utterances, if loaded."""
+        from punct.errors import PunctError
+        from punct.prosody.features import feature_files, feature_names, load_word_features
+
+        if not self.columns:
+            return {}
+        sets = list(self.feature_sets)
+        if all(feature_files(data_dir, n)[1].is_file() for n in sets):
+            mats = load_word_features(data_dir, sets)
+            names = feature_names(data_dir, sets)
+        elif sets == ["pause"]:
+            from punct.datadir import load_utterances
+            from punct.prosody.pause import PAUSE_FEATURES, pause_features
+
+            if utts is None:
+                utts = load_utterances(data_dir, require_labels=False)
+            log.warning("%s has no pause.scp: pause features computed from its word times (stage 4 stores them)", data_dir)
+            mats, names = pause_features(utts), list(PAUSE_FEATURES)
+        else:
+            missing = [str(feature_files(data_dir, n)[1]) for n in sets if not feature_files(data_dir, n)[1].is_file()]
+            raise PunctError(f"the model reads feature sets {sets}; not found: {missing[0]} (stage 4 writes it)")
+        return {k: self.select(m, names) for k, m in mats.items()}
+
+    def tensors(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None) -> dict[str, torch.Tensor]:
+        """``ids``, ``mask`` and, with feature columns, ``feats`` [B,T,F] (normalized, 0 where
+        missing) and ``feat_missing`` [B,T] from the raw ``feats`` [B,T,F+1] of ``select``."""
+        out = super().tensors(ids, lengths)
+        if not self.columns:
+            return out
+        if feats is None:
+            raise ValueError(f"this model reads features ({' '.join(self.columns)}): none were given with the words")
+        f = torch.from_numpy(np.ascontiguousarray(feats, dtype=np.float32))
+        if f.shape[:2] != ids.shape or f.shape[2] != self.n_feats + 1:
+            raise ValueError(f"features of shape {tuple(f.shape)} for ids {ids.shape} and {self.n_feats} columns + flag")
+        missing = (f[..., -1] > 0.5) | ~out["mask"]
+        x = f[..., :-1]
+        if self.normalize:
+            x = (x - self._mean_t) / self._std_t
+        out["feats"] = x.masked_fill(missing.unsqueeze(-1), 0.0)
+        out["feat_missing"] = missing
+        return out
+
+    def describe(self) -> str:
+        if not self.columns:
+            return f"vocabulary of {len(self.vocab)} words, no features"
+        return (f"vocabulary of {len(self.vocab)} words + features {'+'.join(self.feature_sets)}: "
+                f"{' '.join(self.columns)} (+ missing flag){'' if self.normalize else ', not normalized'}")
+
+
 INPUT_KINDS: dict[str, type] = {
     "words": WordInputs,
     "vectors": VectorInputs,
     "chars": CharInputs,
     "wordpieces": PieceInputs,
+    "words+feats": FeatureInputs,
 }
 
 
@@ -316,12 +488,23 @@ def input_kind(model_cls: type) -> str:
     return getattr(model_cls, "input_kind", "words")
 
 
-def build_inputs(model_cls: type, texts: Iterable[Sequence[str]], cfg, model_args: dict[str, Any]):
-    """The featurizer of ``model_cls``, built from the training texts (lists of words)."""
+def build_inputs(model_cls: type, texts: Iterable[Sequence[str]], cfg, model_args: dict[str, Any], data_dir=None,
+                 vocab: Vocabulary | None = None):
+    """The featurizer of ``model_cls``, built from the training texts (lists of words);
+    ``words+feats`` also reads the training data directory ``data_dir`` and takes a
+    given vocabulary ``vocab`` (a stage-one model's) instead of building one."""
+    from punct.errors import PunctError
+
     kind = input_kind(model_cls)
     if kind not in INPUT_KINDS:
         raise ValueError(f"model {model_cls.__name__} has unknown input_kind {kind!r}")
-    return INPUT_KINDS[kind].build(texts, cfg, model_args)
+    if kind != FeatureInputs.kind:
+        if getattr(cfg, "features", None):
+            raise PunctError(f"model {cfg.model} reads {kind}, not per-word features: remove 'features' from its config")
+        return INPUT_KINDS[kind].build(texts, cfg, model_args)
+    if getattr(model_cls, "raw_features", False) and cfg.normalize_features:
+        raise PunctError(f"model {cfg.model} reads feature values in their own units: set normalize_features: false")
+    return FeatureInputs.build(texts, cfg, model_args, data_dir=data_dir, vocab=vocab)
 
 
 def inputs_from_checkpoint(ck: dict[str, Any]):

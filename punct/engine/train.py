@@ -16,7 +16,17 @@ optional ``training_loss(y, **inputs)`` replaces the per-word cross-entropy
 (a CRF's sequence likelihood), returning the summed loss of the words with a
 target; ``trainer = "fit"`` marks a model estimated in one pass by its
 ``fit(streams)`` (an n-gram LM) instead of by SGD: it is fitted, validated and
-saved as one "epoch" with the same files.
+saved as one "epoch" with the same files; ``target_map`` (a label per label of
+punct.labels.LABELS) trains and validates the model on mapped targets (a
+sentence-boundary model: COMMA as O, QUESTION as PERIOD).
+
+Two-stage models (punct.models.twostage) name a stage-one checkpoint with
+``init_from``: its vocabulary becomes the featurizer's, its model name and
+arguments go into the new model's ``model_args["stage1"]``, its weights are
+loaded into the new model (and kept fixed with ``freeze``), and its training
+config is saved as ``stage1_train_config``; so the new checkpoint decodes
+alone. Models that read per-word features get the featurizer's
+``model_args()`` (the feature column names) in their arguments.
 
 Data parallel: started by ``torchrun --nproc_per_node N -m punct.bin.train ...``
 (WORLD_SIZE > 1 in the environment), every rank builds the same slices and
@@ -63,7 +73,7 @@ def make_optimizer(cfg: TrainConfig, params) -> torch.optim.Optimizer:
     params = [p for p in params if p.requires_grad]
     wd = {"weight_decay": cfg.weight_decay} if cfg.weight_decay else {}
     if cfg.optimizer == "adagrad":
-        return torch.optim.Adagrad(params, lr=cfg.lr, **wd)
+        return torch.optim.Adagrad(params, lr=cfg.lr, initial_accumulator_value=cfg.adagrad_accumulator_init, **wd)
     if cfg.optimizer == "adam":
         return torch.optim.Adam(params, lr=cfg.lr, **wd)
     if cfg.optimizer == "adamw":
@@ -79,6 +89,20 @@ def lr_at(cfg: TrainConfig, step: int, total_steps: int) -> float:
     if step < warm:
         return cfg.lr * (step + 1) / warm
     return cfg.lr * max(0.0, (total_steps - step) / max(1, total_steps - warm))
+
+
+def map_targets(model: torch.nn.Module, y: torch.Tensor) -> torch.Tensor:
+    """``y`` with every label replaced by the model's ``target_map`` entry (-100 kept)."""
+    tm = getattr(model, "target_map", None)
+    if tm is None:
+        return y
+    from punct.labels import label_id
+
+    table = torch.tensor([label_id(t) for t in tm], dtype=y.dtype)
+    keep = y >= 0
+    out = y.clone()
+    out[keep] = table[y[keep]]
+    return out
 
 
 def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torch.Tensor) -> torch.Tensor:
@@ -132,6 +156,7 @@ def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=Non
     batches = epoch_order(n_slices, batch_size, 0, 0, shuffle=False)
     for idx in batches[rank::world]:
         kw, mask, y = batch_inputs(inputs, slices, idx)
+        y = map_targets(model, y)
         logits = model(**kw)
         keep = y != -100
         nll += float(F.cross_entropy(logits[keep], y[keep], reduction="sum"))
@@ -211,21 +236,35 @@ def train(
     model_cls = get_model_class(cfg.model)
     model_args = resolved_model_args(cfg.model, cfg.model_args)
     ck_path = exp_dir / "checkpoint.pt"
+    second_stage = hasattr(model_cls, "stage1_models")
+    if cfg.init_from and not second_stage:
+        raise PunctError(f"init_from is for two-stage models (punct.models.twostage), not {cfg.model}")
+    if second_stage and not cfg.init_from:
+        raise PunctError(f"model {cfg.model} is a second stage: set init_from to a stage-one model (a best.pt)")
 
     resume = ck_path.is_file()
+    stage1_ck = None
+    stage1_extra: dict[str, Any] = {}
     if resume:
         ck = ckpt.load(ck_path)
-        _check_resume(ck["train_config"], cfg, model_args, ck_path)
         inputs = inputs_from_checkpoint(ck)
+        if second_stage:
+            stage1_extra = {"stage1": ck["model_args"].get("stage1") or {}}
+        model_args = _complete_model_args(cfg, inputs, stage1_extra)
+        _check_resume(ck["train_config"], cfg, model_args, ck_path)
         prog = dict(ck["progress"])
         log.info("resuming from %s: epoch %d, batch %d", ck_path, prog["epoch"] + 1, prog["batch"])
     else:
         ck = None
         from punct.datadir import load_utterances
 
+        stage1_vocab = None
+        if second_stage:
+            stage1_ck, stage1_vocab, stage1_extra = _load_stage1(model_cls, cfg.init_from)
         utts = load_utterances(train_dir)
-        inputs = build_inputs(model_cls, (u.texts for u in utts), cfg, model_args)
+        inputs = build_inputs(model_cls, (u.texts for u in utts), cfg, model_args, data_dir=train_dir, vocab=stage1_vocab)
         del utts
+        model_args = _complete_model_args(cfg, inputs, stage1_extra)
         prog = {"epoch": 0, "batch": 0, "loss_sum": 0.0, "loss_words": 0, "words": 0, "seconds": 0.0,
                 "best_ppl": float("inf"), "best_epoch": 0, "bad_epochs": 0, "history": []}
         if main and isinstance(inputs, WordInputs):
@@ -259,8 +298,17 @@ def train(
         _init_pretrained(model, inputs, cfg.pretrained_embeddings)
     if cfg.freeze_embeddings:
         _embedding_of(model).weight.requires_grad_(False)
+    if stage1_ck is not None:
+        model.load_stage1(stage1_ck["state_dict"])
+        log.info("stage one: %s (%s, epoch %s)%s", cfg.init_from, stage1_ck["model"], stage1_ck.get("epoch"),
+                 ", kept fixed" if cfg.freeze else ", trained on")
+    if cfg.freeze:
+        model.freeze_stage1()
     payload_extra = {"inputs": inputs.state(),
                      "vocab": inputs.vocab.to_list() if isinstance(inputs, WordInputs) else []}
+    if second_stage:
+        payload_extra["stage1_train_config"] = (stage1_ck.get("train_config", {}) if stage1_ck is not None
+                                                else ck.get("stage1_train_config", {}))
 
     if getattr(model_cls, "trainer", "sgd") == "fit":
         if world > 1:
@@ -286,8 +334,8 @@ def train(
     params = [p for p in model.parameters() if p.requires_grad]
 
     def payload_common() -> dict[str, Any]:
-        return {"model": cfg.model, "model_args": model_args, "vocab": payload_extra["vocab"], "labels": list(LABELS),
-                "state_dict": model.state_dict(), "train_config": resolved, "inputs": payload_extra["inputs"]}
+        return dict(payload_extra, model=cfg.model, model_args=model_args, labels=list(LABELS),
+                    state_dict=model.state_dict(), train_config=resolved)
 
     def save_checkpoint() -> None:
         if main:
@@ -316,6 +364,7 @@ def train(
                 loss_val = _dist_step(model, params, inputs, train_sl, np.array_split(idx, world)[rank], n)
             else:
                 kw, mask, y = batch_inputs(inputs, train_sl, idx)
+                y = map_targets(model, y)
                 n = int((y != -100).sum())
                 n_words = int(mask.sum())
                 if n:
@@ -392,6 +441,7 @@ def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total:
     loss_val = 0.0
     if n_total and len(part):
         kw, mask, y = batch_inputs(inputs, slices, part)
+        y = map_targets(model, y)
         if int((y != -100).sum()):
             loss_sum = loss_sum_of(model, kw, y)
             (loss_sum / n_total).backward()
@@ -405,6 +455,30 @@ def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total:
         p.grad = flat[off : off + k].view_as(p).clone()
         off += k
     return float(flat[-1])
+
+
+def _complete_model_args(cfg: TrainConfig, inputs, extra: dict[str, Any]) -> dict[str, Any]:
+    """The model's arguments: the config's, plus what the featurizer tells the model
+    (``feature_names``) and the stage-one spec of a two-stage model."""
+    more = dict(inputs.model_args()) if hasattr(inputs, "model_args") else {}
+    more.update(extra)
+    return resolved_model_args(cfg.model, dict(cfg.model_args, **more))
+
+
+def _load_stage1(model_cls: type, path: str) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+    """(checkpoint, vocabulary, {"stage1": spec}) of the stage-one model ``path`` of a two-stage model."""
+    from punct.engine.vocab import Vocabulary
+
+    ck1 = ckpt.load(path)
+    if ck1["model"] not in model_cls.stage1_models:
+        raise PunctError(f"stage one is a {ck1['model']} model; {model_cls.__name__} builds on "
+                         f"{' or '.join(model_cls.stage1_models)}", path)
+    kind = (ck1.get("inputs") or {}).get("kind", "words")
+    if kind != "words" or not ck1.get("vocab"):
+        raise PunctError(f"stage one must read word ids (its inputs are {kind})", path)
+    spec = {"model": ck1["model"], "model_args": dict(ck1["model_args"]), "source": str(path),
+            "epoch": ck1.get("epoch"), "valid_ppl": ck1.get("valid_ppl")}
+    return ck1, Vocabulary.from_list(ck1["vocab"]), {"stage1": spec}
 
 
 def _embedding_of(model: torch.nn.Module) -> torch.nn.Embedding:

@@ -24,6 +24,13 @@ featurizer's ``input_size`` (characters, word pieces, vector dimension). Two
 optional hooks: ``training_loss(y, **inputs)`` (summed loss over words with a
 target, y = -100 elsewhere) replaces cross-entropy, and ``trainer = "fit"`` with
 ``fit(streams)`` marks a model estimated by counting (punct.engine.train).
+
+Acoustic and fusion models (``input_kind = "words+feats"``) also take
+``feats [B,T,F]`` and ``feat_missing [B,T]`` (punct.engine.inputs.FeatureInputs)
+and get ``feature_names`` in their arguments; ``target_map`` trains a model on
+mapped labels (the sentence-boundary models of punct.models.acoustic); a
+second stage (punct.models.twostage) has ``stage1_models`` and is built on the
+checkpoint of the training config's ``init_from``.
 """
 from __future__ import annotations
 
@@ -53,6 +60,11 @@ MODEL_MODULES: dict[str, str] = {
     "char_bilstm": "punct.models.chars",
     "hidden_event_lm": "punct.models.ngram",
     "crf": "punct.models.crf",
+    "tlstm_p": "punct.models.tlstm",
+    "ta_brnn": "punct.models.twostage",
+    "ta_lstm": "punct.models.twostage",
+    "che_pause": "punct.models.acoustic",
+    "che_ppe": "punct.models.acoustic",
 }
 
 #: model name -> class; filled by @register when a model module is imported.

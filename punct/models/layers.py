@@ -153,3 +153,13 @@ class BiRNN(nn.Module):
                 x = self.drop(x)
             x = torch.cat([f(x)[0], reverse_padded(b(reverse_padded(x, lengths))[0], lengths)], -1) * keep
         return x
+
+
+def acoustic_inputs(feats: torch.Tensor, missing: torch.Tensor | None) -> torch.Tensor:
+    """Per-word acoustic input ``[B,T,F+1]``: ``feats [B,T,F]`` with the rows of words
+    that lack acoustic evidence (``missing [B,T]`` True) set to 0, and the missing flag
+    (0/1) as the last column; so whatever values such rows held never reach a model."""
+    if missing is None:
+        missing = torch.zeros(feats.shape[:2], dtype=torch.bool, device=feats.device)
+    f = feats.masked_fill(missing.unsqueeze(-1), 0.0)
+    return torch.cat([f, missing.unsqueeze(-1).to(f.dtype)], -1)

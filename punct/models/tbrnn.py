@@ -99,8 +99,18 @@ class TBRNN(nn.Module):
             if lin.bias is not None:
                 nn.init.zeros_(lin.bias)
 
+    @property
+    def hidden_dim(self) -> int:
+        """Size of ``hidden_states`` (what a second stage reads)."""
+        return self.hidden_size
+
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None) -> torch.Tensor:
         """ids ``[B,T]`` words (no end token), mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``."""
+        return self.out(self.hidden_states(ids, mask))
+
+    def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The late-fusion output f_t ``[B,T,H]`` (the input of the softmax layer ``out``):
+        the lexical hidden state a two-stage model reads (punctuator2's ``last_hidden_states``)."""
         lengths = mask.sum(1)
         ids = ids.masked_fill(~mask, PAD_ID)
         x = append_token(ids, lengths, EOS_ID, PAD_ID)  # [B,T+1]
@@ -116,7 +126,7 @@ class TBRNN(nn.Module):
         c = torch.bmm(alpha, h)  # [B,T,2H]
         lfc = self.fuse_context(c)
         gate = torch.sigmoid(self.fuse_gate_context(lfc) + self.fuse_gate_state(s))
-        return self.out(lfc * gate + s)
+        return lfc * gate + s
 
 
 @register("tbrnn_pre")

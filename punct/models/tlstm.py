@@ -21,14 +21,14 @@ direction, no attention) rather than about size; 100/100 is an override away.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
 from punct.labels import LABELS
 from punct.models import EOS_ID, PAD_ID, register
-from punct.models.layers import append_token
+from punct.models.layers import acoustic_inputs, append_token
 
 
 @register("tlstm")
@@ -49,9 +49,65 @@ class TLSTM(nn.Module):
         self.drop = nn.Dropout(dropout)
         self.out = nn.Linear(hidden_size, len(LABELS))
 
+    @property
+    def hidden_dim(self) -> int:
+        """Size of ``hidden_states`` (what a second stage reads)."""
+        return self.lstm.hidden_size
+
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None) -> torch.Tensor:
         """ids ``[B,T]``, mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``."""
+        return self.out(self.drop(self.hidden_states(ids, mask)))
+
+    def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """h_{t+1} ``[B,T,H]``, the LSTM state that decides the mark after word t (the
+        input of ``out``): what a two-stage model reads."""
         lengths = mask.sum(1)
         x = append_token(ids.masked_fill(~mask, PAD_ID), lengths, EOS_ID, PAD_ID)  # [B,T+1]
         h = self.lstm(self.drop(self.embedding(x)))[0]  # causal: padding after a row never reaches it
-        return self.out(self.drop(h[:, 1:]))  # h_{t+1}: has read word t+1
+        return h[:, 1:]  # h_{t+1}: has read word t+1
+
+
+@register("tlstm_p")
+class TLSTMPause(TLSTM):
+    """T-LSTM-p: T-LSTM with the pause as a second input, in one stage, trained on
+    pause-annotated speech only (the single-stage baseline of Tilk and Alumäe 2015's
+    two-stage models, punct.models.twostage).
+
+    At step i the LSTM reads word x_i and the features of word i-1 (the pause
+    *between* x_{i-1} and x_i, which is the pause after word i-1, where the mark
+    decided at that step goes); step 0 reads zeros, the end token reads the last
+    word's. A word without acoustic evidence (``feat_missing``) reads zeros and a
+    missing flag of 1 (punct.models.layers.acoustic_inputs): its mark is decided
+    from the words alone, whatever its feature row held.
+    """
+
+    input_kind = "words+feats"
+
+    @dataclass
+    class Config(TLSTM.Config):
+        #: the feature columns, in input order (set by the engine from the featurizer)
+        feature_names: list = field(default_factory=list)
+
+    def __init__(self, vocab_size: int, embedding_dim: int = 256, hidden_size: int = 256, dropout: float = 0.0,
+                 feature_names: list | tuple = ()):
+        super().__init__(vocab_size, embedding_dim, hidden_size, dropout)
+        if not feature_names:
+            raise ValueError("tlstm_p reads per-word features: set features (e.g. [pause]) in its config")
+        self.feature_names = list(feature_names)
+        self.lstm = nn.LSTM(embedding_dim + len(self.feature_names) + 1, hidden_size, batch_first=True)
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
+                feat_missing: torch.Tensor | None = None) -> torch.Tensor:
+        """ids, mask ``[B,T]``, feats ``[B,T,F]``, feat_missing ``[B,T]`` -> logits ``[B,T,len(LABELS)]``."""
+        return self.out(self.drop(self.hidden_states(ids, mask, feats, feat_missing)))
+
+    def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
+                      feat_missing: torch.Tensor | None = None) -> torch.Tensor:
+        if feats is None:
+            raise ValueError("tlstm_p needs feats [B,T,F]")
+        lengths = mask.sum(1)
+        x = append_token(ids.masked_fill(~mask, PAD_ID), lengths, EOS_ID, PAD_ID)  # [B,T+1]
+        a = acoustic_inputs(feats, feat_missing)  # [B,T,F+1]
+        a = torch.nn.functional.pad(a, (0, 0, 1, 0))  # step i reads word i-1's features
+        h = self.lstm(torch.cat([self.drop(self.embedding(x)), a], -1))[0]
+        return h[:, 1:]

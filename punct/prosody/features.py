@@ -14,6 +14,11 @@ The pause features are ``pause`` (punct.bin.pause_feats); the audio path adds
 sets column-wise and checks every matrix against the word counts of ``text``.
 If the directory was moved, a scp path that no longer exists is looked up as
 ``NAME.ark`` next to the scp.
+
+A word's acoustic evidence is *missing* when one of MISSING_COLUMNS is set
+(``missing_words``): it has no times, the pause after it cannot be measured
+(the next word is untimed), or its frames are silent. Models that read
+features fall back to the words alone for such words.
 """
 from __future__ import annotations
 
@@ -24,6 +29,22 @@ import numpy as np
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
+
+
+#: Flag columns (of punct.prosody.pause and punct.prosody.pooling) that mark a
+#: word whose acoustic evidence is missing; see ``missing_words``.
+MISSING_COLUMNS: tuple[str, ...] = ("untimed", "pause_after_unknown", "silent")
+
+
+def missing_words(feats: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """Bool [n_words]: True where any MISSING_COLUMNS flag of ``feats`` [n_words, len(names)] is set."""
+    feats = np.asarray(feats)
+    if feats.ndim != 2 or feats.shape[1] != len(names):
+        raise ValueError(f"features of shape {feats.shape} for {len(names)} names")
+    cols = [i for i, n in enumerate(names) if n in MISSING_COLUMNS]
+    if not cols:
+        return np.zeros(feats.shape[0], dtype=bool)
+    return (feats[:, cols] > 0.5).any(axis=1)
 
 
 def feature_files(datadir: str | Path, name: str) -> tuple[Path, Path, Path]:

@@ -4,18 +4,42 @@
 # LibriSpeech model, ~49% WER, and a commercial Kaldi model, ~13% WER) with the
 # reference marks carried onto the hypothesis words by edit distance (stage 5).
 # The commercial engines' own punctuation on the same calls is scored with the same
-# scorer (stage 9), so RESULTS.md puts punct beside them. See recipes/earnings/README.md.
+# scorer (stage 9), so RESULTS.md puts punct beside them. Stage 4 computes pause
+# features from the word times (Earnings-22 alignments, the Kaldi CTMs); stage 7
+# trains the acoustic and fusion models on them (two-stage TA-BRNN/TA-LSTM over the
+# lexical models of stage 6, T-LSTM-p, Che et al.'s Pause model and joint decision)
+# and decodes and scores them on the Kaldi CTMs. See recipes/earnings/README.md.
 # shellcheck shell=bash
 train_sets="e22_train ted_e22"
 valid_set="e22_dev"
 test_sets="e21_ref e21_kaldi_libri e21_kaldi_rev"
 hyp_sets="e21_kaldi_libri e21_kaldi_rev"
 engines="amazon google microsoft speechmatics"
+# extra training overrides for every model (e.g. a smoke run: earnings_overrides="max_epochs=1")
+overrides=${earnings_overrides:-}
 # name|config|train set|config overrides
 experiments=(
-  "tbrnn_e22|conf/tbrnn.yaml|e22_train|"
-  "tbrnn_ted_e22|conf/tbrnn.yaml|ted_e22|"
+  "tbrnn_e22|conf/tbrnn.yaml|e22_train|$overrides"
+  "tbrnn_ted_e22|conf/tbrnn.yaml|ted_e22|$overrides"
+  "tlstm_ted_e22|conf/tlstm.yaml|ted_e22|$overrides"  # stage one of TA-LSTM(-p)
 )
+# stage 7: name|config|stage-one experiment (empty: a single-stage model), trained on
+# e22_train (pause-annotated speech), validated on e22_dev
+acoustic_experiments=(
+  "ta_brnn_p_ted_e22|conf/ta_brnn_p.yaml|tbrnn_ted_e22"
+  "ta_brnn_ted_e22|conf/ta_brnn.yaml|tbrnn_ted_e22"
+  "ta_brnn_p_e22|conf/ta_brnn_p.yaml|tbrnn_e22"
+  "ta_lstm_p_ted_e22|conf/ta_lstm_p.yaml|tlstm_ted_e22"
+  "ta_lstm_ted_e22|conf/ta_lstm.yaml|tlstm_ted_e22"
+  "tlstm_p_e22|conf/tlstm_p.yaml|"
+  "pause|conf/che_pause.yaml|"
+)
+# stage 7: the joint decision of Che et al., lexical experiment|acoustic experiment
+joint_systems="tbrnn_ted_e22|pause"
+# stage 7: the sets with pause features the acoustic systems are scored on
+acoustic_test_sets="e21_kaldi_libri e21_kaldi_rev"
+# shellcheck disable=SC1091
+. local/acoustic.sh
 
 prepare_data() {
   local corpus_dir=$1 out=$2 force=$3
@@ -51,4 +75,57 @@ corpus_score_others() {
     python -m punct score "$data/e21_ref" "$data/e21_$e" --out-dir "$out/scoring" > /dev/null \
       || die "scoring $e failed"
   done
+}
+
+# stage 4: per-word pause features from the word times (speaker changes from word_speakers);
+# Earnings has no audio, so no pitch or energy (PPE runs on LJ Speech in stage 7)
+corpus_features() {
+  local data=$1 set
+  for set in e22_train e22_dev $hyp_sets; do
+    log "stage 4: pause features: $data/$set/word_times -> $data/$set/pause.{ark,scp,names}"
+    python -m punct.bin.pause_feats --data "$data/$set" $( [ "$force" = true ] && echo --force ) \
+      || die "pause features of $data/$set failed"
+  done
+  log "stage 4: pitch and energy: the Earnings corpora come without audio; nothing to do"
+}
+
+# stage 7: the acoustic and fusion models (recipes/earnings/README.md lists them and their cost)
+corpus_train_acoustic() {
+  local data=$1 exp=$2 spec name config stage1 dir set lex ac tag st
+  for spec in "${acoustic_experiments[@]}"; do
+    IFS='|' read -r name config stage1 <<< "$spec"
+    dir=$(exp_dir "$name")
+    if [ -n "$stage1" ]; then
+      [ -f "$(exp_dir "$stage1")/best.pt" ] || die "stage 7: $name builds on $(exp_dir "$stage1")/best.pt: run stage 6 first"
+      # shellcheck disable=SC2086
+      acoustic_train "$name" "$config" "$data/e22_train" "$data/$valid_set" "$dir" \
+        "init_from=$(exp_dir "$stage1")/best.pt" $overrides
+    else
+      # shellcheck disable=SC2086
+      acoustic_train "$name" "$config" "$data/e22_train" "$data/$valid_set" "$dir" $overrides
+    fi
+    for set in $acoustic_test_sets; do
+      acoustic_decode "$dir" "$data" "$set" "$(corpus_score_ref "$data" "$set")"
+    done
+  done
+  for spec in $joint_systems; do
+    IFS='|' read -r lex ac <<< "$spec"
+    tag=${lex}_${ac}
+    joint_tune "$(exp_dir "$lex")/best.pt" "$(exp_dir "$ac")/best.pt" "$data/$valid_set" "$data/e22_train" \
+      "$(exp_dir "joint_$tag")"
+    for set in $acoustic_test_sets; do
+      for st in 1 2; do
+        joint_system "$st" "$(exp_dir "$lex")/best.pt" "$(exp_dir "$ac")/best.pt" "$(exp_dir "joint_$tag")/joint.yaml" \
+          "$(exp_dir "joint${st}_$tag")" "$data" "$set" "$(corpus_score_ref "$data" "$set")"
+      done
+    done
+  done
+  # PPE needs pitch and energy, so audio: it runs on LJ Speech when its stages 1-5 are done
+  local lj=${data%/*}/ljspeech
+  if [ -f "$lj/train/prosody.done" ] && [ -f "$lj/dev/prosody.done" ] && [ -f "$lj/test/prosody.done" ]; then
+    acoustic_overrides=$overrides acoustic_ljspeech "$lj" "${exp%/*}/ljspeech" "$(exp_dir "${joint_systems%%|*}")/best.pt"
+  else
+    log "stage 7: PPE (pause, pitch, energy) needs audio; Earnings has none and $lj has no prosody features:" \
+      "run ./run.sh --corpus ljspeech --stop-stage 5 (same --data-root), then this stage again"
+  fi
 }

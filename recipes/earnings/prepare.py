@@ -3,13 +3,16 @@
 
 Writes under ``--out-dir`` (see recipes/earnings/README.md):
 
-``e22_train`` ``e22_dev``  Earnings-22 force-aligned references (words, labels; word
-                           times in ``word_times`` when every word of a call is timed,
-                           otherwise none); ``--dev-every K`` puts every K-th call (in
-                           file-name order) into ``e22_dev``
+``e22_train`` ``e22_dev``  Earnings-22 force-aligned references: words, labels, the
+                           times of every aligned word in ``word_times`` (``-`` for the
+                           words the aligner could not place: about 30% of them) and
+                           each word's speaker in ``word_speakers`` (the corpus's
+                           ``speaker`` column: a change of speaker is a boundary cue);
+                           ``--dev-every K`` puts every K-th call (in file-name order)
+                           into ``e22_dev`` (at least one call, also with ``--max-calls``)
 ``ted``                    TED talks (``--ted-dir``, a data directory prepared by
                            recipes/iwslt2011/prepare.py) re-tokenized like ASR output
-``ted_e22``                ``ted`` + ``e22_train``
+``ted_e22``                ``ted`` + ``e22_train`` (words and labels only: a text corpus)
 ``e21_ref``                Earnings-21 punctuated references (one utterance per call)
 ``e21_<system>``           a hypothesis per ASR system: ``kaldi_libri`` and ``kaldi_rev``
                            from the Kaldi CTMs (``text``, ``word_times``, no labels: the
@@ -100,17 +103,16 @@ def join_clitics(words: list[Word]) -> list[Word]:
     return out
 
 
-def _strip_partial_times(words: list[Word]) -> list[Word]:
-    """Keep times only when every word has them (data directories hold all or none)."""
-    if all(w.start is not None and w.end is not None for w in words):
-        return words
-    for w in words:
-        w.start = w.end = None
-    return words
+def _text_only(words: list[Word]) -> list[Word]:
+    """The words with their labels only (no times, speakers or spelling)."""
+    return [Word(text=w.text, label=w.label) for w in words]
 
 
 def read_calls(files: list[Path], fmt: str, keep_times: bool) -> tuple[list[Utterance], dict]:
-    """One utterance per call file, read with punct.io (``nlp`` or ``ctm``) and normalized."""
+    """One utterance per call file, read with punct.io (``nlp`` or ``ctm``) and normalized.
+
+    ``keep_times``: keep each word's times (a word the aligner could not place has
+    none) and speaker; otherwise words and labels only."""
     from punct.io import read_any
 
     utts: list[Utterance] = []
@@ -123,9 +125,15 @@ def read_calls(files: list[Path], fmt: str, keep_times: bool) -> tuple[list[Utte
                 log.warning("%s: no words after normalization: skipped", f)
                 stats["calls_skipped"] += 1
                 continue
-            words = _strip_partial_times(words) if keep_times else [
-                Word(text=w.text, label=w.label) for w in words]
-            stats["timed_calls"] += int(words[0].start is not None)
+            if keep_times:
+                timed = sum(1 for w in words if w.start is not None and w.end is not None)
+                stats["timed_words"] += timed
+                stats["untimed_words"] += len(words) - timed
+                stats["timed_calls"] += int(timed == len(words))
+                stats["speaker_changes"] += sum(1 for a, b in zip(words, words[1:])
+                                                if a.speaker is not None and b.speaker is not None and a.speaker != b.speaker)
+            else:
+                words = _text_only(words)
             utts.append(Utterance(id=u.id, words=words))
     return utts, dict(stats)
 
@@ -182,6 +190,8 @@ def _main(args: argparse.Namespace) -> int:
     if not files22:
         raise PunctError("no *.nlp files", e22)
     dev_files = [f for i, f in enumerate(files22) if i % args.dev_every == args.dev_every - 1]
+    if not dev_files and len(files22) >= 2:  # fewer calls than --dev-every (--max-calls): the last one
+        dev_files = files22[-1:]
     train_files = [f for f in files22 if f not in set(dev_files)]
     if not (is_done(out / "e22_train") and is_done(out / "e22_dev")) or force:
         train, st = read_calls(train_files, "nlp", keep_times=True)
@@ -201,7 +211,9 @@ def _main(args: argparse.Namespace) -> int:
                 ted.append(Utterance(id=u.id, words=words))
             build_set(out, "ted", ted, {"source": str(ted_dir)}, force)
         if not is_done(out / "ted_e22") or force:
-            both = load_utterances(out / "ted") + load_utterances(out / "e22_train")
+            # a text corpus for the lexical models: the Earnings-22 times and speakers stay in e22_train
+            both = load_utterances(out / "ted") + [Utterance(id=u.id, words=_text_only(u.words))
+                                                   for u in load_utterances(out / "e22_train")]
             build_set(out, "ted_e22", both, {"source": f"{out / 'ted'} + {out / 'e22_train'}"}, force)
 
     # Earnings-21: references, Kaldi CTMs, engines' own output

@@ -15,4 +15,17 @@ prepare_data() {
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" \
     --train-words "${quick_train_words:-150000}" --dev-words "${quick_dev_words:-10000}" \
     --test-words 0 --force "$force"
+  # a few LJ Speech clips, so that the audio stages (2-5) run in the quick recipe too
+  python recipes/ljspeech/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" \
+    --splits lj:1 --max-utts "${quick_lj_clips:-8}" --force "$force"
 }
+# The audio stages on data/quick/lj (local/audio_stages.sh): alignment,
+# decoding into lj_hyp, pause/pitch/energy features, punctuation transfer.
+has_audio=true
+hyp_sets="lj_hyp"
+# shellcheck disable=SC1091
+. local/audio_stages.sh
+corpus_align() { audio_align "$1" "$2" lj; }
+corpus_asr_decode() { audio_decode "$1" "$2" lj; }
+corpus_features() { audio_features "$1" "$2" lj; }
+corpus_transfer() { audio_transfer "$1" lj; }

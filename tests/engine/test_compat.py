@@ -14,8 +14,9 @@ from punct.engine.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = Path(__file__).parent / "fixtures" / "old_tbrnn"
+# the fixtures were written before adagrad_accumulator_init existed (torch's default, 0)
 OVERRIDES = ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8",
-             "batch_size=4", "slice_length=20", "checkpoint_minutes=0"]
+             "batch_size=4", "slice_length=20", "checkpoint_minutes=0", "adagrad_accumulator_init=0.0"]
 
 
 def test_old_checkpoint_decodes_identically(tiny_data):
@@ -38,3 +39,19 @@ def test_old_checkpoint_resumes_to_the_same_weights(tiny_data, tmp_path):
     got = ckpt.load(exp / "checkpoint.pt")["state_dict"]
     for k in want:
         assert torch.equal(want[k], got[k]), k
+
+
+def test_resume_refuses_a_changed_optimizer_setting(tiny_data, tmp_path):
+    """A checkpoint from before adagrad_accumulator_init existed counts as 0; resuming it with
+    conf/tbrnn.yaml's punctuator2 value would change what is learnt, so it is refused."""
+    import pytest
+
+    from punct.errors import PunctError
+
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    shutil.copy(OLD / "checkpoint_epoch1.pt", exp / "checkpoint.pt")
+    cfg = load_config(ROOT / "conf" / "tbrnn.yaml", TrainConfig, OVERRIDES[:-1] + ["max_epochs=2"])
+    assert cfg.adagrad_accumulator_init == 1e-6
+    with pytest.raises(PunctError, match="adagrad_accumulator_init was 0.0, now 1e-06"):
+        train(cfg, tiny_data[0], tiny_data[1], exp)

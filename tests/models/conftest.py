@@ -1,12 +1,17 @@
-"""Tiny corpora for the model tests (the same synthetic rule as tests/engine)."""
+"""Tiny corpora for the model tests (the same synthetic rule as tests/engine), with word
+times (some words untimed), pause features and made-up pitch/energy features, so the
+acoustic and fusion models train on them too; and tiny stage-one models for the
+two-stage configs."""
 from __future__ import annotations
 
 import importlib.util
+import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from punct.datadir import write_datadir
+from punct.datadir import load_utterances, write_datadir
 
 _spec = importlib.util.spec_from_file_location("engine_synthetic", Path(__file__).resolve().parents[1] / "engine" / "conftest.py")
 _engine = importlib.util.module_from_spec(_spec)
@@ -14,10 +19,74 @@ _spec.loader.exec_module(_engine)
 make_utts = _engine.make_utts
 
 
+def add_times(utts, seed: int, untimed: float = 0.2):
+    """Word times in which a sentence end is followed by a long pause; a share ``untimed`` of the words has none."""
+    rng = random.Random(seed)
+    for u in utts:
+        t = 0.0
+        for w in u.words:
+            if rng.random() < untimed:
+                t += 0.3
+                continue
+            w.start, w.end = round(t, 3), round(t + 0.2, 3)
+            t += 0.2 + (0.6 if w.label in ("PERIOD", "QUESTION") else 0.05)
+    return utts
+
+
+def write_feature_sets(d: Path, seed: int) -> None:
+    """pause (punct.prosody.pause) and made-up prosody (the columns of punct.prosody.pooling) of data directory ``d``."""
+    from punct.prosody.features import write_features
+    from punct.prosody.pause import PAUSE_FEATURES, pause_features
+    from punct.prosody.pooling import WORD_FEATURES
+
+    utts = load_utterances(d)
+    write_features(d, "pause", pause_features(utts), PAUSE_FEATURES)
+    rng = np.random.default_rng(seed)
+    write_features(d, "prosody", {u.id: rng.normal(size=(len(u), len(WORD_FEATURES))).astype(np.float32) for u in utts},
+                   WORD_FEATURES)
+
+
+def make_feature_data(root: Path) -> tuple[Path, Path]:
+    write_datadir(root / "train", add_times(make_utts(12, 60, 1), 1))
+    write_datadir(root / "dev", add_times(make_utts(3, 40, 2), 2))
+    for name, seed in (("train", 1), ("dev", 2)):
+        write_feature_sets(root / name, seed)
+    return root / "train", root / "dev"
+
+
 @pytest.fixture(scope="session")
 def tiny_model_data(tmp_path_factory):
-    """(train_dir, valid_dir) of the synthetic corpus."""
-    root = tmp_path_factory.mktemp("tiny_models")
-    write_datadir(root / "train", make_utts(12, 60, 1))
-    write_datadir(root / "dev", make_utts(3, 40, 2))
-    return root / "train", root / "dev"
+    """(train_dir, valid_dir) of the synthetic corpus, with word times and feature sets."""
+    return make_feature_data(tmp_path_factory.mktemp("tiny_models"))
+
+
+#: the tiny stage-one model of each stage-one family (overrides of its conf/ file)
+STAGE1 = {
+    "tbrnn": ("conf/tbrnn.yaml", ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8"]),
+    "tlstm": ("conf/tlstm.yaml", ["model_args.embedding_dim=8", "model_args.hidden_size=8"]),
+}
+RUN1 = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "valid_slices=4", "checkpoint_minutes=0",
+        "threads=1"]
+
+
+@pytest.fixture(scope="session")
+def stage1_models(tiny_model_data, tmp_path_factory):
+    """{family: path of a tiny trained best.pt} for the stage-one families of the two-stage models."""
+    import torch
+
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+    from punct.engine.train import train
+
+    root = Path(__file__).resolve().parents[2]
+    out = {}
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for fam, (conf, over) in STAGE1.items():
+            exp = tmp_path_factory.mktemp(f"stage1_{fam}")
+            train(load_config(root / conf, TrainConfig, over + RUN1), *tiny_model_data, exp)
+            out[fam] = exp / "best.pt"
+    finally:
+        torch.set_num_threads(n)
+    return out

@@ -42,7 +42,14 @@ TINY: dict[str, list[str]] = {
     "char_bilstm": ["model_args.hidden_size=8", "model_args.embedding_dim=4"],
     "hidden_event_lm": [],
     "crf": ["model_args.buckets=4096"],
+    "tlstm_p": ["model_args.embedding_dim=8", "model_args.hidden_size=8"],
+    "ta_brnn": ["model_args.hidden_size=8"],
+    "ta_lstm": ["model_args.hidden_size=8"],
+    "che_pause": [],
+    "che_ppe": ["model_args.hidden=[8]"],
 }
+#: two-stage models: the stage-one family their init_from names (a tiny model made by conftest.stage1_models)
+STAGE1_FAMILY = {"ta_brnn": "tbrnn", "ta_lstm": "tlstm"}
 RUN = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "valid_slices=4", "checkpoint_minutes=0",
        "threads=1"]  # tiny tensors: a second thread only adds synchronisation
 
@@ -64,13 +71,15 @@ def test_config_loads_with_its_own_values(conf):
 
 
 @pytest.mark.parametrize("conf", CONFS, ids=lambda p: p.stem)
-def test_config_trains_saves_loads_and_decodes(conf, tiny_model_data, tmp_path):
+def test_config_trains_saves_loads_and_decodes(conf, tiny_model_data, stage1_models, tmp_path):
     from punct.engine.decode import decode
     from punct.engine.train import train
     from punct.models import get_model_class
 
     tr, dev = tiny_model_data
-    cfg = tiny_config(conf)
+    cfg = load_config(conf, TrainConfig)
+    extra = [f"init_from={stage1_models[STAGE1_FAMILY[cfg.model]]}"] if cfg.model in STAGE1_FAMILY else []
+    cfg = tiny_config(conf, *extra)
     steps = []
     prog = train(cfg, tr, dev, tmp_path / "exp", on_step=lambda e, b: steps.append(b))
     assert prog["epoch"] == 1 and len(prog["history"]) == 1
@@ -79,7 +88,8 @@ def test_config_trains_saves_loads_and_decodes(conf, tiny_model_data, tmp_path):
     assert ck["model"] == cfg.model and ck["inputs"]["kind"] == getattr(type(model), "input_kind", "words")
     if getattr(get_model_class(cfg.model), "trainer", "sgd") == "fit":
         assert steps == []
-        assert any(b.numel() > 1 for b in model.buffers())
+        # an estimated model holds its counts; the Pause model is a fixed formula
+        assert any(b.numel() > 1 for b in model.buffers()) or cfg.model == "che_pause"
     else:
         assert steps == [1, 2]  # epoch_slices=8, batch_size=4: two optimizer steps
         from punct.models import build_model
@@ -107,4 +117,25 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
     for name, conf, train_set, _ in specs:
         assert (repo_root / conf).is_file() and _is_training_config(repo_root / conf), conf
         assert train_set in ("train_2m", "train")
-    assert {Path(s[1]).name for s in specs} == {p.name for p in CONFS} - {"transformer_top2.yaml"}
+    # the acoustic and fusion models need word times (recipes/earnings, stage 7)
+    acoustic = {"tlstm_p.yaml", "ta_brnn.yaml", "ta_brnn_p.yaml", "ta_lstm.yaml", "ta_lstm_p.yaml", "che_pause.yaml",
+                "che_ppe.yaml"}
+    # conf/default.yaml is the shipped default model, trained by recipes/earnings
+    assert {Path(s[1]).name for s in specs} == {p.name for p in CONFS} - {"transformer_top2.yaml", "default.yaml"} - acoustic
+
+
+def test_earnings_stage7_names_existing_configs_and_stage_ones(repo_root):
+    """recipes/earnings/corpus.sh: every acoustic experiment names a config, and every stage one an experiment."""
+    import subprocess
+
+    r = subprocess.run(["bash", "-c", '. local/log.sh; . recipes/earnings/corpus.sh; printf "%s\\n" "${experiments[@]}"; '
+                        'echo ---; printf "%s\\n" "${acoustic_experiments[@]}"'],
+                       cwd=repo_root, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    lexical, acoustic = r.stdout.split("---\n")
+    names = {line.split("|")[0] for line in lexical.splitlines()}
+    specs = [line.split("|") for line in acoustic.splitlines()]
+    assert {"ta_brnn_p_ted_e22", "ta_lstm_p_ted_e22", "tlstm_p_e22", "pause"} <= {s[0] for s in specs}
+    for name, conf, stage1 in specs:
+        assert (repo_root / conf).is_file() and _is_training_config(repo_root / conf), conf
+        assert stage1 == "" or stage1 in names, stage1

@@ -83,3 +83,13 @@ def test_write_rejects_bad_matrices(datadir):
     (datadir / "ok.names").write_text("only_one\n")
     with pytest.raises(PunctError, match="but 1 names"):
         read_features(datadir, "ok")
+
+
+def test_missing_words_from_flag_columns():
+    from punct.prosody.features import missing_words
+
+    m = np.array([[0.3, 0, 0], [0.0, 1, 0], [0.0, 0, 1], [2.0, 0, 0]], np.float32)
+    assert missing_words(m, ["pause_after", "untimed", "pause_after_unknown"]).tolist() == [False, True, True, False]
+    assert missing_words(m, ["a", "b", "c"]).tolist() == [False] * 4  # no flag columns: nothing is missing
+    with pytest.raises(ValueError, match="names"):
+        missing_words(m, ["a"])

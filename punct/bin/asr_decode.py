@@ -1,0 +1,188 @@
+"""Decode a data directory (or one job's part of it) into ASR hypotheses with word times.
+
+    python -m punct.bin.asr_decode --data data/X/test/split2/1 --out-dir exp/X/asr_test/part.1
+    python -m punct.bin.asr_decode --merge 2 --data data/X/test --out-dir exp/X/asr_test --hyp-dir data/X/test_hyp
+
+The first form decodes every utterance of DATA whole (pocketsphinx, conf/asr.yaml)
+into OUT: text, word_times, word_conf, hyp.ctm, report.json (punct.align.batch),
+and marks OUT done. ``--merge N`` joins OUT/part.1..N into OUT and builds the
+hypothesis data directory HYP (wav.scp, segments, utt2spk, spk2utt copied from
+DATA; text, word_times, word_conf and ctm from the decoder; no labels until the
+punctuation transfer of stage 5), validates it and marks it done. When DATA has
+a reference ``text`` the word error rate is scored into OUT/scoring/: with the
+project's scorer (punct.score; ``wer.json``) and, when Debian's sctk is
+installed, with NIST sclite (``ref.stm``, ``hyp.ctm``, ``sclite.txt``).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from punct.bin.common import add_common, require_inputs, run
+
+log = logging.getLogger("punct.bin.asr_decode")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="punct.bin.asr_decode", description=__doc__.splitlines()[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
+    p.add_argument("--data", required=True, help="data directory: wav.scp, optional segments and text")
+    p.add_argument("--out-dir", required=True, help="output directory (a job's part, or the merged result with --merge)")
+    p.add_argument("--hyp-dir", default=None, help="with --merge: the hypothesis data directory to build")
+    p.add_argument("--config", default=None, help="YAML config (conf/asr.yaml); default: built-in defaults")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config value (repeatable)")
+    p.add_argument("--merge", type=int, default=0, metavar="N", help="merge OUT/part.1..N instead of decoding")
+    p.add_argument("--force", action="store_true", help="redo finished outputs")
+    add_common(p)
+    return p
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def write_stm(ref_dir: Path, path: Path) -> None:
+    """NIST STM of the reference: one segment per utterance, sorted by file and start."""
+    from punct.audio import audio_duration, read_segments, read_wav_scp
+    from punct.datadir import read_table
+    from punct.fsutil import atomic_write
+
+    text = read_table(ref_dir / "text")
+    spk = {k: v[0] for k, v, _ in read_table(ref_dir / "utt2spk")} if (ref_dir / "utt2spk").is_file() else {}
+    segs = read_segments(ref_dir / "segments") if (ref_dir / "segments").is_file() else None
+    wav = read_wav_scp(ref_dir / "wav.scp") if (ref_dir / "wav.scp").is_file() else {}
+    rows = []
+    for utt, words, _ in text:
+        if segs is not None:
+            s = segs[utt]
+            reco, start, end = s.recording, s.start, s.end
+        else:
+            reco, start = utt, 0.0
+            end = audio_duration(wav[utt]) if utt in wav else None
+            end = 1e6 if end is None else end
+        rows.append(((reco.encode(), start), f"{reco} 1 {spk.get(utt, utt)} {start:.3f} {end:.3f} {' '.join(words)}\n"))
+    rows.sort(key=lambda r: r[0])
+    with atomic_write(path) as f:
+        f.write(';; reference transcripts written by punct.bin.asr_decode\n')
+        f.writelines(line for _, line in rows)
+
+
+def run_sclite(stm: Path, ctm: Path, out: Path) -> dict | None:
+    """``sctk sclite -r stm -h ctm``; the Sum/Avg line as numbers, or None when sctk is missing."""
+    exe = shutil.which("sctk")
+    if exe is None:
+        log.warning("sctk (Debian package sctk) is not installed: no sclite scoring")
+        return None
+    cmd = [exe, "sclite", "-r", str(stm), "stm", "-h", str(ctm), "ctm", "-o", "sum", "stdout"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    out.write_text(" ".join(cmd) + "\n" + r.stdout + r.stderr, encoding="utf-8")
+    m = re.search(r"\|\s*Sum/Avg\s*\|\s*(\d+)\s+(\d+)\s*\|\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", r.stdout)
+    if r.returncode != 0 or not m:
+        log.warning("sclite failed (status %d); see %s", r.returncode, out)
+        return None
+    keys = ("sentences", "words", "corr", "sub", "del", "ins", "wer")
+    vals = [int(m.group(1)), int(m.group(2))] + [float(m.group(i)) for i in range(3, 8)]
+    return dict(zip(keys, vals))
+
+
+def score_wer(ref_dir: Path, hyp_dir: Path, out: Path) -> dict:
+    """Word error rate of HYP against REF with punct.score and with sclite; written to OUT/."""
+    from punct.align.batch import write_json
+    from punct.datadir import load_utterances
+    from punct.score import score_utterances
+
+    out.mkdir(parents=True, exist_ok=True)
+    ref = load_utterances(ref_dir, require_labels=False)
+    hyp = load_utterances(hyp_dir, require_labels=False)
+    report = score_utterances(ref, hyp)
+    st = report.transfer
+    result = {"punct_score": None if st is None else {
+        "ref_words": st.ref_words, "hyp_words": st.hyp_words, "substitutions": st.substitutions,
+        "deletions": st.deletions, "insertions": st.insertions, "wer": None if st.wer is None else round(st.wer, 2)}}
+    write_stm(ref_dir, out / "ref.stm")
+    shutil.copyfile(hyp_dir / "ctm", out / "hyp.ctm")
+    result["sclite"] = run_sclite(out / "ref.stm", out / "hyp.ctm", out / "sclite.txt")
+    write_json(out / "wer.json", result)
+    ps, sc = result["punct_score"] or {}, result["sclite"] or {}
+    log.info("WER of %s against %s: %s%% (punct.score: %s sub, %s del, %s ins over %s words); sclite: %s%%",
+             hyp_dir, ref_dir, ps.get("wer"), ps.get("substitutions"), ps.get("deletions"), ps.get("insertions"),
+             ps.get("ref_words"), sc.get("wer", "n/a"))
+    return result
+
+
+# ---------------------------------------------------------------- merge
+
+
+def merge(data: Path, out: Path, nj: int, hyp_dir: Path | None) -> None:
+    from punct.align.batch import write_json
+    from punct.bin.datadir_tools import merge_ctms, merge_tables, part_dirs, read_reports, sum_reports
+    from punct.datadir import validate_datadir
+    from punct.errors import PunctError
+    from punct.fsutil import atomic_dir, is_done, mark_done
+
+    parts = part_dirs(out, nj)
+    for p in parts:
+        if not is_done(p):
+            raise PunctError("job output is not finished (no .done)", p)
+    for name in ("text", "word_times", "word_conf"):
+        merge_tables([p / name for p in parts], out / name)
+    merge_ctms([p / "hyp.ctm" for p in parts], out / "hyp.ctm")
+    report = sum_reports(read_reports(p / "report.json" for p in parts))
+    write_json(out / "report.json", report)
+    log.info("%s: %d utterances decoded, %d words, %d empty; %.1f s of audio in %.1f s of job time",
+             data, report.get("utterances", 0), report.get("words", 0), report.get("empty_hypotheses", 0),
+             report.get("audio_seconds", 0.0), report.get("seconds", 0.0))
+    if hyp_dir is None:
+        mark_done(out)
+        return
+    with atomic_dir(hyp_dir) as tmp:
+        for name in ("wav.scp", "segments", "utt2spk", "spk2utt"):
+            if (data / name).is_file():
+                shutil.copyfile(data / name, tmp / name)
+        for name in ("text", "word_times", "word_conf"):
+            shutil.copyfile(out / name, tmp / name)
+        shutil.copyfile(out / "hyp.ctm", tmp / "ctm")
+        validate_datadir(tmp, require_labels=False)
+    mark_done(hyp_dir)
+    if (data / "text").is_file():
+        score_wer(data, hyp_dir, out / "scoring")
+    mark_done(out)
+    log.info("hypothesis data directory: %s (text, word_times, word_conf, ctm; labels come with stage 5)", hyp_dir)
+
+
+def _main(args: argparse.Namespace) -> int:
+    data, out = Path(args.data), Path(args.out_dir)
+    require_inputs([data], "data directory")
+    if args.merge:
+        merge(data, out, args.merge, Path(args.hyp_dir) if args.hyp_dir else None)
+        return 0
+    require_inputs([data / "wav.scp"])
+    from punct.align.batch import decode_datadir
+    from punct.align.decoder import AsrConfig
+    from punct.config import load_config
+    from punct.datadir import read_table
+    from punct.fsutil import done_marker, is_done, mark_done
+
+    if is_done(out) and (out / "text").is_file() and not args.force and (data / "text").is_file():
+        if {k for k, _, _ in read_table(out / "text")} == {k for k, _, _ in read_table(data / "text")}:
+            log.info("%s is finished; skipping (--force to redo)", out)
+            return 0
+    cfg = load_config(args.config, AsrConfig, args.overrides)
+    done_marker(out).unlink(missing_ok=True)
+    decode_datadir(data, out, cfg)
+    mark_done(out)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="punct.bin.asr_decode")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

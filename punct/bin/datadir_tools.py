@@ -1,0 +1,255 @@
+"""Split a data directory into parts for parallel jobs, merge the jobs' outputs, validate.
+
+    python -m punct.bin.datadir_tools split --nj 4 data/ljspeech/train      # -> data/ljspeech/train/split4/{1..4}
+    python -m punct.bin.datadir_tools merge-tables --out DIR/word_times PART/word_times...
+    python -m punct.bin.datadir_tools validate [--no-labels] DIR
+
+``split`` keeps every recording (or, with ``--by speaker``, every speaker) in one
+part and balances the parts by audio duration (``segments`` spans, else the
+audio file headers, else the number of words): the largest units first, each to
+the part with least so far. Every utterance-keyed table of the directory
+(``text labels utt2spk segments word_times word_conf`` and feature ``*.scp``)
+is cut to the part's utterances, ``wav.scp`` to its recordings, and ``spk2utt``
+is made from ``utt2spk``. Parts are written under a temporary name and
+renamed into place, then ``splitN/.done`` is written.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from punct.bin.common import add_common, require_inputs, run
+
+log = logging.getLogger("punct.bin.datadir_tools")
+
+#: Tables keyed by utterance that a split cuts (feature scp files are found by suffix).
+UTT_TABLES = ("text", "labels", "utt2spk", "segments", "word_times", "word_conf", "utt2dur")
+
+
+# ---------------------------------------------------------------- library
+
+
+def _weights(d: Path, utts: list[str], reco_of: dict[str, str], words: dict[str, int]) -> dict[str, float]:
+    """Per utterance: duration in seconds when it can be known cheaply, else its word count."""
+    from punct.audio import audio_duration, read_segments, read_wav_scp
+
+    if (d / "segments").is_file():
+        segs = read_segments(d / "segments")
+        return {u: max(segs[u].end - segs[u].start, 0.01) if segs[u].end > 0 else 1.0 for u in utts}
+    if (d / "wav.scp").is_file():
+        wav = read_wav_scp(d / "wav.scp")
+        durs = {u: audio_duration(wav[reco_of[u]]) if reco_of[u] in wav else None for u in utts}
+        if all(v is not None for v in durs.values()):
+            return {u: float(v) for u, v in durs.items()}
+    return {u: float(words.get(u, 0) + 1) for u in utts}
+
+
+def split_datadir(data: str | Path, nj: int, by: str = "recording") -> list[Path]:
+    """Write ``data/split<nj>/1..nj`` (see the module docstring); return the part directories."""
+    from punct.datadir import read_table, spk2utt_from_utt2spk, write_table
+    from punct.errors import PunctError
+    from punct.fsutil import atomic_dir, mark_done
+
+    d = Path(data)
+    if nj < 1:
+        raise PunctError(f"--nj must be at least 1, got {nj}")
+    text = read_table(d / "text")
+    utts = [k for k, _, _ in text]
+    words = {k: len(v) for k, v, _ in text}
+    if (d / "segments").is_file():
+        reco_of = {k: v[0] for k, v, _ in read_table(d / "segments")}
+    else:
+        reco_of = {u: u for u in utts}
+    utt2spk = {k: v[0] for k, v, _ in read_table(d / "utt2spk")} if (d / "utt2spk").is_file() else {u: u for u in utts}
+    if by == "recording":
+        unit_of = {u: reco_of.get(u, u) for u in utts}
+    elif by == "speaker":
+        unit_of = {u: utt2spk.get(u, u) for u in utts}
+    else:
+        raise PunctError(f"--by must be 'recording' or 'speaker', got {by!r}")
+    units: dict[str, list[str]] = {}
+    for u in utts:
+        units.setdefault(unit_of[u], []).append(u)
+    if nj > len(units):
+        raise PunctError(f"cannot split {len(units)} {by}s into {nj} jobs; use --nj {len(units)} or fewer", d)
+    w = _weights(d, utts, reco_of, words)
+    load = [0.0] * nj
+    parts: list[set[str]] = [set() for _ in range(nj)]
+    for name, members in sorted(units.items(), key=lambda kv: (-sum(w[u] for u in kv[1]), kv[0].encode())):
+        j = min(range(nj), key=lambda i: (load[i], i))
+        parts[j].update(members)
+        load[j] += sum(w[u] for u in members)
+    tables = [t for t in UTT_TABLES if (d / t).is_file()] + sorted(p.name for p in d.glob("*.scp") if p.name != "wav.scp")
+    rows = {t: {k: v for k, v, _ in read_table(d / t)} for t in tables}
+    wav = None
+    if (d / "wav.scp").is_file():
+        from punct.audio import read_wav_scp
+
+        wav = read_wav_scp(d / "wav.scp")
+    top = d / f"split{nj}"
+    out = []
+    with atomic_dir(top) as tmp:
+        for j, members in enumerate(parts, 1):
+            pd = tmp / str(j)
+            pd.mkdir()
+            for t in tables:
+                write_table(pd / t, {k: v for k, v in rows[t].items() if k in members})
+            if wav is not None:
+                recos = {reco_of.get(u, u) for u in members}
+                missing = sorted(r for r in recos if r not in wav)
+                if missing:
+                    raise PunctError(f"recording {missing[0]!r} has no wav.scp entry", d / "wav.scp")
+                write_table(pd / "wav.scp", {r: wav[r] for r in recos})
+            if "utt2spk" in tables:
+                write_table(pd / "spk2utt", spk2utt_from_utt2spk({k: v[0] for k, v in rows["utt2spk"].items() if k in members}))
+            out.append(top / str(j))
+    mark_done(top)
+    log.info("%s: %d utterances in %d %ss -> %d parts (loads %s)", d, len(utts), len(units), by, nj,
+             ", ".join(f"{x:.1f}" for x in load))
+    return out
+
+
+def merge_tables(parts: Sequence[str | Path], out: str | Path) -> int:
+    """Union of ``key value...`` tables with disjoint keys, written sorted; returns the number of keys."""
+    from punct.datadir import read_table, write_table
+    from punct.errors import PunctError
+
+    rows: dict[str, list[str]] = {}
+    for p in parts:
+        for k, v, n in read_table(p):
+            if k in rows:
+                raise PunctError(f"key {k!r} is in more than one part", p, n)
+            rows[k] = v
+    write_table(out, rows)
+    return len(rows)
+
+
+def merge_ctms(parts: Sequence[str | Path], out: str | Path) -> int:
+    """Concatenate CTMs, sorted by file, channel and start time (NIST order); returns the line count."""
+    from punct.errors import PunctError
+    from punct.fsutil import atomic_write
+
+    lines = []
+    for p in parts:
+        with open(p, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip() or line.startswith(";;"):
+                    continue
+                fields = line.split()
+                try:
+                    start = float(fields[2])
+                except (IndexError, ValueError):
+                    raise PunctError("expected 'file channel start duration word [conf]'", p, n) from None
+                lines.append(((fields[0].encode(), fields[1].encode(), start), line if line.endswith("\n") else line + "\n"))
+    lines.sort(key=lambda x: x[0])
+    with atomic_write(out) as f:
+        f.writelines(line for _, line in lines)
+    return len(lines)
+
+
+def sum_reports(reports: Iterable[dict]) -> dict:
+    """Add up job reports: numbers are summed, lists concatenated, dicts of numbers summed per key."""
+    total: dict = {}
+    for r in reports:
+        for k, v in r.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float, list, dict)):
+                total.setdefault(k, v)
+            elif isinstance(v, list):
+                total[k] = total.get(k, []) + v
+            elif isinstance(v, dict):
+                acc = total.setdefault(k, {})
+                for kk, vv in v.items():
+                    acc[kk] = acc.get(kk, 0) + vv
+            else:
+                total[k] = round(total.get(k, 0) + v, 6)
+    return total
+
+
+def read_reports(paths: Iterable[str | Path]) -> list[dict]:
+    from punct.errors import PunctError
+
+    out = []
+    for p in paths:
+        try:
+            out.append(json.loads(Path(p).read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            raise PunctError("job report not found (did the job finish?)", p) from None
+        except json.JSONDecodeError as e:
+            raise PunctError(f"job report is not valid JSON ({e.msg})", p, e.lineno) from None
+    return out
+
+
+def part_dirs(out: str | Path, nj: int) -> list[Path]:
+    """``out/part.1 .. out/part.nj`` (the per-job output directories of a stage)."""
+    return [Path(out) / f"part.{j}" for j in range(1, nj + 1)]
+
+
+def move_tree_files(parts: Sequence[Path], sub: str, out: Path) -> int:
+    """Move the files of ``part/sub/`` of every part into ``out/sub/`` (TextGrids)."""
+    n = 0
+    dest = out / sub
+    dest.mkdir(parents=True, exist_ok=True)
+    for p in parts:
+        src = p / sub
+        if not src.is_dir():
+            continue
+        for f in src.iterdir():
+            shutil.move(str(f), dest / f.name)
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------- command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="punct.bin.datadir_tools", description=__doc__.splitlines()[0])
+    add_common(p)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("split", help="split a data directory into DIR/splitN/1..N")
+    s.add_argument("--nj", type=int, required=True, help="number of parts")
+    s.add_argument("--by", choices=("recording", "speaker"), default="recording",
+                   help="keep each recording (default) or each speaker in one part")
+    s.add_argument("data", help="data directory")
+    add_common(s)
+    m = sub.add_parser("merge-tables", help="merge key-value tables with disjoint keys")
+    m.add_argument("--out", required=True, help="the merged table")
+    m.add_argument("parts", nargs="+", help="the tables to merge")
+    add_common(m)
+    v = sub.add_parser("validate", help="check a data directory")
+    v.add_argument("--no-labels", action="store_true", help="labels are not required")
+    v.add_argument("data", help="data directory")
+    add_common(v)
+    return p
+
+
+def _main(args: argparse.Namespace) -> int:
+    if args.cmd == "split":
+        require_inputs([args.data], "data directory")
+        require_inputs([Path(args.data) / "text"])
+        split_datadir(args.data, args.nj, args.by)
+    elif args.cmd == "merge-tables":
+        require_inputs(args.parts)
+        n = merge_tables(args.parts, args.out)
+        log.info("%d parts -> %s (%d keys)", len(args.parts), args.out, n)
+    elif args.cmd == "validate":
+        from punct.datadir import validate_datadir
+
+        require_inputs([args.data], "data directory")
+        n = validate_datadir(args.data, require_labels=not args.no_labels)
+        log.info("%s: valid, %d words", args.data, n)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="punct.bin.datadir_tools")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

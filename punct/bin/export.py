@@ -1,0 +1,103 @@
+"""Export a trained model for shipping: weights, config and vocabulary only, optionally in float16.
+
+    python -m punct.bin.export --model exp/earnings/default/best.pt --out models/default.pt \
+        [--half] [--max-mb 10] [--note "trained by ./run.sh --corpus earnings"]
+
+The exported file is a punct checkpoint (punct.engine.checkpoint) without the
+optimizer state or training progress; ``--half`` stores floating-point weights
+as float16 (halving the size), which ``load_model`` turns back into float32 on
+loading. The file is checked by loading it and decoding a sentence, and must be
+at most ``--max-mb`` megabytes. It records its source, the training command
+(the experiment's ``cmd``) and the note.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from punct.bin.common import add_common, require_inputs, run
+from punct.errors import PunctError
+
+log = logging.getLogger("punct.bin.export")
+
+#: checkpoint keys that only training needs
+TRAINING_ONLY = ("optimizer", "progress", "rng")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="punct.bin.export", description=__doc__.splitlines()[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
+    p.add_argument("--model", required=True, help="trained model (best.pt)")
+    p.add_argument("--out", required=True, help="output file, e.g. models/default.pt")
+    p.add_argument("--half", action="store_true", help="store floating-point weights as float16")
+    p.add_argument("--max-mb", type=float, default=0.0, help="fail if the file is larger than this (0: no limit)")
+    p.add_argument("--note", default="", help="a line stored in the file (e.g. how it was trained)")
+    add_common(p)
+    return p
+
+
+def export(model_path: str | Path, out: str | Path, half: bool = False, max_mb: float = 0.0, note: str = "") -> int:
+    """Write the shipping copy of ``model_path`` to ``out``; return its size in bytes."""
+    import os
+    import tempfile
+
+    import torch
+
+    from punct.engine import checkpoint as ckpt
+
+    model_path, out = Path(model_path), Path(out)
+    ck = ckpt.load(model_path)
+    payload = {k: v for k, v in ck.items() if k not in TRAINING_ONLY and k != "format"}
+    state = payload["state_dict"]
+    if half:
+        state = {k: (v.half() if torch.is_floating_point(v) else v) for k, v in state.items()}
+    payload["state_dict"] = state
+    cmd = model_path.parent / "cmd"
+    payload["export"] = {
+        "source": str(model_path),
+        "train_command": cmd.read_text(encoding="utf-8").strip() if cmd.is_file() else None,
+        "half": half,
+        "note": note,
+    }
+    # write to a temporary name, check it, then rename into place
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + out.name + ".", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    try:
+        ckpt.save(tmp, payload)
+        size = os.path.getsize(tmp)
+        if max_mb and size > max_mb * 1e6:
+            raise PunctError(f"exported model is {size / 1e6:.1f} MB, over the limit of {max_mb:g} MB "
+                             "(train a smaller model or use --half)", model_path)
+        model, vocab, _ = ckpt.load_model(tmp)
+        from punct.engine.decode import predict_streams
+
+        probe = "so what do we do now we go home".split()
+        pred = predict_streams(model, [vocab.encode(probe)], window=len(probe) + 1, batch_size=1)
+        if len(pred[0]) != len(probe):
+            raise PunctError("exported model does not decode (internal error)", tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    log.info("wrote %s (%.1f MB%s) from %s", out, size / 1e6, ", float16" if half else "", model_path)
+    return size
+
+
+def _main(args: argparse.Namespace) -> int:
+    require_inputs([args.model], "model file")
+    export(args.model, args.out, half=args.half, max_mb=args.max_mb, note=args.note)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="punct.bin.export")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

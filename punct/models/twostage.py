@@ -1,0 +1,143 @@
+"""Two-stage models (Tilk and Alumäe 2015, 2016): a lexical model trained on a large
+text corpus, then a second stage trained on pause-annotated speech.
+
+Stage one is a finished lexical model (T-BRNN for TA-BRNN, T-LSTM for TA-LSTM),
+named by the training config's ``init_from`` (punct.engine.train). Stage two
+keeps it (fixed with ``freeze: true``), drops its output layer and reads its
+hidden state h1_t (the input of its softmax: T-BRNN's late-fusion output, T-LSTM's
+LSTM state), optionally with the word's acoustic features a_t (the pause after
+word t, where the mark decided at t goes):
+
+    x_t = [h1_t ; a_t ; missing_t]        (without features: x_t = h1_t)
+    s_t = GRU(x_t, s_{t-1})               one new unidirectional recurrent layer
+    y_t = softmax(W_y s_t + b_y)          the mark after word t
+
+as in punctuator2's ``GRUstage2`` (github.com/ottokart/punctuator2): TA-BRNN-p,
+TA-LSTM-p with features ``[pause]``; TA-BRNN, TA-LSTM without (the stage-two
+layer adapts the text model to speech transcripts without acoustic input).
+
+Words without acoustic evidence (``feat_missing``: no times, an unmeasurable
+pause; punct.prosody.features.missing_words) take the stage-one decision: with
+``fallback`` their logits are stage one's own (its dropped output layer is kept,
+fixed, for this only), so they never depend on made-up pause values, and a call
+without any word times is punctuated exactly as the text model would.
+
+The checkpoint is self-contained: ``model_args["stage1"]`` holds the stage-one
+model's name and arguments (and where it came from), the state dict holds its
+weights under ``stage1.``, the vocabulary is its vocabulary, and the checkpoint
+keeps its training config as ``stage1_train_config``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from punct.labels import LABELS
+from punct.models import build_model, register
+from punct.models.layers import acoustic_inputs
+
+
+class TwoStage(nn.Module):
+    """The second stage over a stage-one lexical model (see the module docstring)."""
+
+    input_kind = "words+feats"
+    #: registered model names this second stage can be built on (punct.engine.train checks)
+    stage1_models: tuple[str, ...] = ()
+
+    @dataclass
+    class Config:
+        #: units of the new recurrent layer (punctuator2's stage two: the stage-one size)
+        hidden_size: int = 256
+        #: the new recurrent layer: gru (Tilk and Alumäe 2016) or lstm
+        cell: str = "gru"
+        #: dropout on the stage-two input and output (the papers used none)
+        dropout: float = 0.0
+        #: words without acoustic evidence take the stage-one decision
+        fallback: bool = True
+        #: the feature columns, in input order (set by the engine from the featurizer; [] = text only)
+        feature_names: list = field(default_factory=list)
+        #: the stage-one model: {"model": name, "model_args": {...}, "source": path} (set by the engine)
+        stage1: dict = field(default_factory=dict)
+
+    def __init__(self, vocab_size: int, hidden_size: int = 256, cell: str = "gru", dropout: float = 0.0,
+                 fallback: bool = True, feature_names: list | tuple = (), stage1: dict | None = None):
+        super().__init__()
+        if not stage1 or "model" not in stage1:
+            raise ValueError(f"{type(self).__name__} needs its stage-one model (init_from in the training config)")
+        if stage1["model"] not in self.stage1_models:
+            raise ValueError(f"{type(self).__name__} builds on {' or '.join(self.stage1_models)}, not {stage1['model']}")
+        if cell not in ("gru", "lstm"):
+            raise ValueError(f"cell must be gru or lstm, got {cell!r}")
+        self.stage1 = build_model(stage1["model"], stage1.get("model_args") or {}, vocab_size)
+        self.feature_names = list(feature_names)
+        self.fallback = fallback
+        n_in = self.stage1.hidden_dim + (len(self.feature_names) + 1 if self.feature_names else 0)
+        self.rnn = (nn.GRU if cell == "gru" else nn.LSTM)(n_in, hidden_size, batch_first=True)
+        self.drop = nn.Dropout(dropout)
+        self.out = nn.Linear(hidden_size, len(LABELS))
+
+    # -- stage one ------------------------------------------------------------
+    def load_stage1(self, state_dict: dict) -> None:
+        """Copy a stage-one checkpoint's weights into ``stage1``."""
+        self.stage1.load_state_dict(state_dict)
+
+    def freeze_stage1(self) -> None:
+        """Keep stage one fixed: no gradients, always in eval mode (no dropout)."""
+        for p in self.stage1.parameters():
+            p.requires_grad_(False)
+        self.stage1.eval()
+
+    @property
+    def stage1_frozen(self) -> bool:
+        return not any(p.requires_grad for p in self.stage1.parameters())
+
+    def train(self, mode: bool = True) -> "TwoStage":
+        super().train(mode)
+        if self.stage1_frozen:
+            self.stage1.eval()
+        return self
+
+    # -- forward --------------------------------------------------------------
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
+                feat_missing: torch.Tensor | None = None) -> torch.Tensor:
+        """ids, mask ``[B,T]`` (+ feats ``[B,T,F]``, feat_missing ``[B,T]``) -> logits ``[B,T,len(LABELS)]``."""
+        if self.stage1_frozen:
+            with torch.no_grad():
+                h1 = self.stage1.hidden_states(ids, mask)
+        else:
+            h1 = self.stage1.hidden_states(ids, mask)
+        x = h1
+        if self.feature_names:
+            if feats is None:
+                raise ValueError(f"{type(self).__name__} reads features {self.feature_names}: feats missing")
+            x = torch.cat([h1, acoustic_inputs(feats, feat_missing)], -1)
+        s = self.rnn(self.drop(x))[0]  # unidirectional: padding after a row never reaches it
+        logits = self.out(self.drop(s))
+        if self.feature_names and self.fallback and feat_missing is not None:
+            lexical = self.stage1.out(h1)  # stage one's own decision (its output layer, fixed)
+            logits = torch.where(feat_missing.unsqueeze(-1), lexical, logits)
+        return logits
+
+
+@register("ta_brnn")
+class TABRNN(TwoStage):
+    """TA-BRNN(-p): the second stage over a T-BRNN (Tilk and Alumäe 2016)."""
+
+    stage1_models = ("tbrnn", "tbrnn_pre")
+
+    @dataclass
+    class Config(TwoStage.Config):
+        pass
+
+
+@register("ta_lstm")
+class TALSTM(TwoStage):
+    """TA-LSTM(-p): the second stage over a T-LSTM (Tilk and Alumäe 2015)."""
+
+    stage1_models = ("tlstm",)
+
+    @dataclass
+    class Config(TwoStage.Config):
+        pass

@@ -1,0 +1,140 @@
+"""Two-stage models: the stage one of init_from is kept fixed, the saved model decodes
+without it, and words without acoustic evidence take the stage-one decision; T-LSTM-p
+ignores whatever a missing word's feature row holds."""
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from punct.config import load_config
+from punct.engine import checkpoint as ckpt
+from punct.engine.config import TrainConfig
+
+#: tiny training runs (as tests/models/conftest.py's stage-one models)
+RUN1 = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "valid_slices=4", "checkpoint_minutes=0",
+        "threads=1"]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def train_ta(conf, stage1, data, exp, *extra, steps=None):
+    from punct.engine.train import train
+
+    cfg = load_config(conf, TrainConfig, ["model_args.hidden_size=8", f"init_from={stage1}"] + RUN1 + list(extra))
+    return train(cfg, *data, exp, on_step=None if steps is None else (lambda e, b: steps.append(b)))
+
+
+def test_stage_one_stays_fixed_and_the_checkpoint_is_self_contained(repo_root, tiny_model_data, stage1_models, tmp_path):
+    from punct.engine.decode import decode
+
+    stage1 = tmp_path / "stage1.pt"
+    shutil.copy(stage1_models["tbrnn"], stage1)
+    before = ckpt.load(stage1)
+    steps = []
+    train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1, tiny_model_data, tmp_path / "exp", steps=steps)
+    assert steps == [1, 2]
+    ck = ckpt.load(tmp_path / "exp" / "checkpoint.pt")
+    # stage one's weights are those of the stage-one model, unchanged after the optimizer steps
+    for k, v in before["state_dict"].items():
+        assert torch.equal(ck["state_dict"]["stage1." + k], v), k
+    fresh_out = [k for k in ck["state_dict"] if k.startswith("out.")]
+    assert fresh_out and ck["model_args"]["stage1"]["model"] == "tbrnn"
+    assert ck["model_args"]["stage1"]["model_args"] == before["model_args"]
+    assert ck["vocab"] == before["vocab"] and ck["stage1_train_config"] == before["train_config"]
+    assert ck["inputs"]["kind"] == "words+feats" and ck["inputs"]["columns"] == ["pause_after"]
+    assert len(ck["inputs"]["mean"]) == 1 and ck["inputs"]["std"][0] > 0
+    # the optimizer only holds the new layers
+    n_opt = sum(len(g["params"]) for g in ck["optimizer"]["param_groups"])
+    assert n_opt == len([k for k in ck["state_dict"] if not k.startswith("stage1.")])
+    # the saved model decodes alone
+    stage1.unlink()
+    hyp = decode(tmp_path / "exp" / "best.pt", tiny_model_data[1], window=9)
+    assert sum(len(u) for u in hyp) == 120
+
+
+@pytest.mark.parametrize("conf,family", [("ta_brnn_p", "tbrnn"), ("ta_lstm_p", "tlstm")])
+def test_missing_words_take_the_stage_one_decision(repo_root, tiny_model_data, stage1_models, tmp_path, conf, family):
+    train_ta(repo_root / f"conf/{conf}.yaml", stage1_models[family], tiny_model_data, tmp_path / "exp")
+    model, vocab, _ = ckpt.load_model(tmp_path / "exp" / "best.pt")
+    stage1, _, _ = ckpt.load_model(stage1_models[family])
+    with torch.no_grad():  # give the new layers weight, so fused and lexical outputs differ
+        for p in list(model.rnn.parameters()) + list(model.out.parameters()):
+            p.add_(torch.randn_like(p))
+    torch.manual_seed(3)
+    ids = torch.randint(3, len(vocab), (2, 15))
+    mask = torch.ones(2, 15, dtype=torch.bool)
+    feats = torch.randn(2, 15, 1) * 100
+    missing = torch.rand(2, 15) < 0.4
+    with torch.no_grad():
+        out = model(ids, mask, feats, missing)
+        lex = stage1(ids, mask)
+    assert torch.equal(out[missing], lex[missing])
+    assert not torch.allclose(out[~missing], lex[~missing])
+
+
+def test_without_any_word_times_it_punctuates_as_the_text_model(repo_root, tiny_model_data, stage1_models, tmp_path):
+    """A data directory without word_times or pause.scp: features computed on the fly, every word
+    flagged missing; decoding never fails and gives exactly the stage-one labels."""
+    from punct.datadir import load_utterances, write_datadir
+    from punct.engine.decode import decode
+    from punct.words import Utterance, Word
+
+    train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1_models["tbrnn"], tiny_model_data, tmp_path / "exp")
+    plain = tmp_path / "plain"
+    write_datadir(plain, [Utterance(u.id, [Word(w.text, w.label) for w in u.words])
+                          for u in load_utterances(tiny_model_data[1])])
+    assert not (plain / "word_times").exists()
+    two = decode(tmp_path / "exp" / "best.pt", plain, window=9)
+    one = decode(stage1_models["tbrnn"], plain, window=9)
+    assert [u.labels for u in two] == [u.labels for u in one]
+
+
+def test_text_only_second_stage_has_no_feature_input(repo_root, tiny_model_data, stage1_models, tmp_path):
+    train_ta(repo_root / "conf/ta_lstm.yaml", stage1_models["tlstm"], tiny_model_data, tmp_path / "exp")
+    model, _, ck = ckpt.load_model(tmp_path / "exp" / "best.pt")
+    assert ck["model"] == "ta_lstm" and ck["model_args"]["feature_names"] == []
+    assert model.rnn.input_size == model.stage1.hidden_dim
+
+
+def test_stage_one_of_the_wrong_family_is_an_error(repo_root, tiny_model_data, stage1_models, tmp_path):
+    from punct.errors import PunctError
+
+    with pytest.raises(PunctError, match="stage one is a tlstm model"):
+        train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1_models["tlstm"], tiny_model_data, tmp_path / "exp")
+    with pytest.raises(PunctError, match="set init_from"):
+        train_ta(repo_root / "conf/ta_brnn_p.yaml", "", tiny_model_data, tmp_path / "exp2", "freeze=false")
+    with pytest.raises(PunctError, match="init_from is for two-stage models"):
+        from punct.engine.train import train
+
+        cfg = load_config(repo_root / "conf/tlstm.yaml", TrainConfig, [f"init_from={stage1_models['tlstm']}"] + RUN1)
+        train(cfg, *tiny_model_data, tmp_path / "exp3")
+
+
+def test_tlstm_p_ignores_missing_words_feature_values():
+    from punct.models import build_model
+
+    torch.manual_seed(0)
+    m = build_model("tlstm_p", {"embedding_dim": 6, "hidden_size": 6, "feature_names": ["pause_after"]}, 20).eval()
+    ids = torch.randint(3, 20, (2, 9))
+    mask = torch.ones(2, 9, dtype=torch.bool)
+    f = torch.randn(2, 9, 1)
+    missing = torch.zeros(2, 9, dtype=torch.bool)
+    missing[:, [2, 5]] = True
+    g = f.clone()
+    g[missing] = -1e4
+    with torch.no_grad():
+        assert torch.equal(m(ids, mask, f, missing), m(ids, mask, g, missing))
+        # the pause after word 4 reaches the decision after word 4 (and none before it)
+        h = f.clone()
+        h[:, 4] += 5
+        a, b = m(ids, mask, f, missing), m(ids, mask, h, missing)
+    assert torch.equal(a[:, :4], b[:, :4]) and not torch.allclose(a[:, 4], b[:, 4])
