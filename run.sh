@@ -49,10 +49,11 @@ Stages:
 
 . local/log.sh
 . local/parse_options.sh
-[ -d "recipes/$corpus" ] && [ -f "recipes/$corpus/corpus.sh" ] || die "unknown corpus '$corpus' (no recipes/$corpus/corpus.sh)"
-[ -d "$corpus_dir" ] || die "corpus directory '$corpus_dir' not found (--corpus-dir)"
+# option values first, then what they name on disk
 [[ "$nj" =~ ^[1-9][0-9]*$ ]] || die "--nj must be a positive integer, got '$nj'"
 [[ "$stage" =~ ^[0-9]+$ && "$stop_stage" =~ ^[0-9]+$ ]] || die "--stage/--stop-stage must be integers"
+[ -d "recipes/$corpus" ] && [ -f "recipes/$corpus/corpus.sh" ] || die "unknown corpus '$corpus' (no recipes/$corpus/corpus.sh)"
+[ -d "$corpus_dir" ] || die "corpus directory '$corpus_dir' not found (--corpus-dir)"
 
 local/setup_env.sh
 . ./path.sh

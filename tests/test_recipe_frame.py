@@ -25,6 +25,7 @@ def test_help_lists_stages(repo_root):
         (["--corpus", "nosuch"], "unknown corpus 'nosuch'"),
         (["--corpus-dir", "/nonexistent/x"], "corpus directory '/nonexistent/x' not found"),
         (["--nj", "0"], "--nj must be a positive integer"),
+        (["--stage", "x"], "--stage/--stop-stage must be integers"),
         (["extra"], "unexpected argument 'extra'"),
     ],
 )

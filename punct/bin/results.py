@@ -197,13 +197,58 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def render_asr(exp_root: Path) -> list[str]:
+    """Word error rates of the recipe's own ASR decoding (stage 3), project scorer and sclite."""
+    rows = []
+    for wer_path in sorted(exp_root.glob("*/asr_*/scoring/wer.json")):
+        w = json.loads(wer_path.read_text(encoding="utf-8"))
+        corpus, set_name = wer_path.parents[2].name, wer_path.parents[1].name[len("asr_"):]
+        ps, sc = w.get("punct_score") or {}, w.get("sclite") or {}
+        rows.append(f"| {corpus} | {set_name} | {_fmt(ps.get('ref_words'), 0)} | {_fmt(ps.get('wer'), 2)} | "
+                    f"{_fmt(sc.get('wer'), 1)} | `./run.sh --corpus {corpus} --stage 3 --stop-stage 3` |")
+    if not rows:
+        return []
+    return ["## ASR decoding (stage 3: pocketsphinx en-us, whole utterances)", "",
+            "| corpus | set | reference words | WER (punct score) | WER (NIST sclite) | command |",
+            "|---|---|---|---|---|---|", *rows, ""]
+
+
+def render_benchmarks(exp_root: Path) -> list[str]:
+    """The measurements of benchmarks/*.py that were saved under exp/benchmarks/ with --json."""
+    out: list[str] = []
+    acc = exp_root / "benchmarks" / "audio_alignment.json"
+    if acc.is_file():
+        a = json.loads(acc.read_text(encoding="utf-8")).get("alignment_accuracy") or {}
+        out += ["## Forced alignment accuracy (speech synthesized by Festival, which reports its true word times)", "",
+                "| sentences | words | boundaries | mean abs. error ms | median ms | within 20 ms | within 50 ms | "
+                "letter-to-sound words | failed |", "|---|---|---|---|---|---|---|---|---|",
+                f"| {a.get('sentences')} | {a.get('words')} | {a.get('boundaries')} | {_fmt(a.get('mean_ms'))} | "
+                f"{_fmt(a.get('median_ms'))} | {_fmt(100 * a.get('within_20ms', 0))}% | {_fmt(100 * a.get('within_50ms', 0))}% | "
+                f"{a.get('lts_words')} | {a.get('failed')} |", "",
+                f"Command: `python benchmarks/bench_audio.py --skip-speed --json {acc}`", ""]
+    spd = exp_root / "benchmarks" / "audio_speed.json"
+    if spd.is_file():
+        d = json.loads(spd.read_text(encoding="utf-8"))
+        speed = d.get("speed") or []
+        if speed:
+            out += ["## Speed of the audio stages (real-time factor: wall-clock / audio duration)", "",
+                    "| --nj | alignment | decoding | pitch + energy features |", "|---|---|---|---|"]
+            for r in speed:
+                out.append(f"| {r.get('nj')} | {_fmt(r.get('align_rtf'), 3)} | {_fmt(r.get('decode_rtf'), 3)} | "
+                           f"{_fmt(r.get('features_rtf'), 3)} |")
+            out += ["", f"Load average of the machine before/after: {d.get('load_before')} / {d.get('load_after')} "
+                    "(other jobs slow these numbers down).",
+                    f"Command: `python benchmarks/bench_audio.py --skip-accuracy --json {spd}`", ""]
+    return out
+
+
 def _main(args: argparse.Namespace) -> int:
     exp_root = Path(args.exp)
     if not exp_root.is_dir():
         raise PunctError("experiment directory not found", exp_root)
     rows = collect(exp_root)
     with atomic_write(args.out) as f:
-        f.write(render(rows))
+        f.write(render(rows) + "\n".join(render_asr(exp_root) + render_benchmarks(exp_root)))
     if args.print_dir:
         want = Path(args.print_dir).name
         for r in rows:

@@ -22,6 +22,9 @@ experiments=(
   "tbrnn_e22|conf/tbrnn.yaml|e22_train|$overrides"
   "tbrnn_ted_e22|conf/tbrnn.yaml|ted_e22|$overrides"
   "tlstm_ted_e22|conf/tlstm.yaml|ted_e22|$overrides"  # stage one of TA-LSTM(-p)
+  # the default model of `punct restore`, shipped as models/default.pt by
+  # python -m punct.bin.export --model exp/earnings/default/best.pt --out models/default.pt --half --max-mb 10
+  "default|conf/default.yaml|ted_e22|$overrides"
 )
 # stage 7: name|config|stage-one experiment (empty: a single-stage model), trained on
 # e22_train (pause-annotated speech), validated on e22_dev
