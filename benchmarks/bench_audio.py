@@ -93,7 +93,7 @@ def stage_speed(corpus: Path, clips: int, nj: int, work: Path) -> dict:
           "--max-utts", str(clips)], log)
     d = data / "lj"
     runner = "local/run_local.sh"
-    out = {"nj": nj}
+    out = {"nj": nj, "clips": clips}
     _run([py, "-m", "punct.bin.align", "--prepare-lts", "--data", str(d)], log)
     t = _run([py, "-m", "punct.bin.datadir_tools", "split", "--nj", str(nj), str(d)], log)
     t += _run([runner, f"JOB=1:{nj}", str(exp / "align" / "log" / "align.JOB.log"), py, "-m", "punct.bin.align",

@@ -238,7 +238,9 @@ def render_benchmarks(exp_root: Path) -> list[str]:
                            f"{_fmt(r.get('features_rtf'), 3)} |")
             out += ["", f"Load average of the machine before/after: {d.get('load_before')} / {d.get('load_after')} "
                     "(other jobs slow these numbers down).",
-                    f"Command: `python benchmarks/bench_audio.py --skip-accuracy --json {spd}`", ""]
+                    f"Command: `python benchmarks/bench_audio.py --skip-accuracy --clips {speed[0].get('clips', 30)} "
+                    f"--nj {' '.join(str(r.get('nj')) for r in speed)} --json {spd}` "
+                    f"(LJ Speech, {_fmt(speed[0].get('audio_s'), 0)} s of audio)", ""]
     return out
 
 
