@@ -41,6 +41,13 @@ def utt_id_of(path: Path) -> str:
 
 def read(path: str | Path) -> list[Utterance]:
     """Read a ``word<TAB>LABEL`` file as one utterance."""
+    words, _ = read_words(path)
+    return [Utterance(id=utt_id_of(path), words=words)]
+
+
+def read_words(path: str | Path) -> tuple[list[Word], int]:
+    """The words of a ``word<TAB>LABEL`` file, and how many lines had an empty word
+    (their mark went to the word before; the stronger mark wins)."""
     path = Path(path)
     words: list[Word] = []
     empty_words = dropped = 0
@@ -74,7 +81,7 @@ def read(path: str | Path) -> list[Utterance]:
     if empty_words:
         log.info("%s: %d lines with an empty word gave their mark to the previous word (%d marks dropped at the start)",
                  path, empty_words, dropped)
-    return [Utterance(id=utt_id_of(path), words=words)]
+    return words, empty_words
 
 
 def write(utts: Iterable[Utterance], path: str | Path) -> None:

@@ -32,6 +32,7 @@ from punct.bin.common import add_common, require_inputs, run
 from punct.datadir import validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
+from punct.io.iwslt import read_words
 from punct.labels import LABELS, SENTENCE_END, is_label, stronger
 from punct.textnorm import normalize_written
 from punct.words import Utterance, Word
@@ -48,38 +49,10 @@ _UNSAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def read_benchmark(path: Path) -> tuple[list[Word], int]:
-    """Read ``word<TAB>LABEL`` lines; return the words and the number of empty-word lines.
-
-    An empty word with a label gives its mark to the previous word (the stronger
-    label wins). A label outside the set or a malformed line raises PunctError.
-    """
-    words: list[Word] = []
-    empty = 0
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8").rstrip("\n").rstrip("\r")
-            except UnicodeDecodeError:
-                raise PunctError("line is not valid UTF-8", path, lineno) from None
-            fields = line.split("\t")
-            if len(fields) != 2:
-                raise PunctError(f"expected 'word<TAB>LABEL', got {line[:60]!r}", path, lineno)
-            word, label = fields[0].strip(), fields[1].strip()
-            if not is_label(label):
-                raise PunctError(f"unknown label {label!r} (expected one of {' '.join(LABELS)})", path, lineno)
-            if not word:
-                empty += 1
-                if words:
-                    words[-1].label = stronger(words[-1].label, label)
-                else:
-                    log.warning("%s:%d: empty word with label %s before any word: dropped", path, lineno, label)
-                continue
-            if any(c.isspace() for c in word):
-                raise PunctError(f"word {word!r} contains white space", path, lineno)
-            words.append(Word(text=word, label=label))
-    if not words:
-        raise PunctError("no words", path)
-    return words, empty
+    """Read ``word<TAB>LABEL`` lines (punct.io.iwslt); return the words and the number of
+    empty-word lines, whose mark went to the previous word. A label outside the set or a
+    malformed line raises PunctError naming the file and line."""
+    return read_words(path)
 
 
 def split_sentences(words: list[Word], name: str, target: int = 1000) -> list[Utterance]:
