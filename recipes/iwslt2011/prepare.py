@@ -33,7 +33,7 @@ from punct.datadir import validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
 from punct.io.iwslt import read_words
-from punct.labels import LABELS, SENTENCE_END, is_label, stronger
+from punct.labels import LABELS, SENTENCE_END
 from punct.textnorm import normalize_written
 from punct.words import Utterance, Word
 
