@@ -23,6 +23,7 @@ from typing import Iterator
 import numpy as np
 
 from punct.errors import PunctError
+from punct.fsutil import iter_lines
 
 log = logging.getLogger(__name__)
 
@@ -130,23 +131,18 @@ def _table_lines(path: Path) -> Iterator[tuple[int, str, str]]:
     if not path.is_file():
         raise PunctError("file not found", path)
     prev: bytes | None = None
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                raise PunctError("line is not valid UTF-8", path, lineno) from None
-            if not line.strip():
-                raise PunctError("empty line", path, lineno)
-            parts = line.strip().split(None, 1)
-            if len(parts) < 2:
-                raise PunctError(f"expected '<key> <value>', got {line.strip()!r}", path, lineno)
-            key = parts[0].encode("utf-8")
-            if prev is not None and key <= prev:
-                what = "duplicate key" if key == prev else "key out of order (files must be sorted with LC_ALL=C):"
-                raise PunctError(f"{what} {parts[0]!r}", path, lineno)
-            prev = key
-            yield lineno, parts[0], parts[1].strip()
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            raise PunctError("empty line", path, lineno)
+        parts = line.strip().split(None, 1)
+        if len(parts) < 2:
+            raise PunctError(f"expected '<key> <value>', got {line.strip()!r}", path, lineno)
+        key = parts[0].encode("utf-8")
+        if prev is not None and key <= prev:
+            what = "duplicate key" if key == prev else "key out of order (files must be sorted with LC_ALL=C):"
+            raise PunctError(f"{what} {parts[0]!r}", path, lineno)
+        prev = key
+        yield lineno, parts[0], parts[1].strip()
 
 
 def read_wav_scp(path: str | Path) -> dict[str, str]:

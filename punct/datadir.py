@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.fsutil import atomic_write, iter_lines
 from punct.labels import LABELS, is_label
 from punct.words import Utterance, Word
 
@@ -76,26 +76,20 @@ def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = 
         raise PunctError("file not found", path)
     rows: list[tuple[str, list[str], int]] = []
     prev: bytes | None = None
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise PunctError("line is not valid UTF-8", path, lineno) from None
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                raise PunctError("empty line", path, lineno)
-            fields = line.split()
-            if len(fields) - 1 < min_fields and not (allow_empty_value and len(fields) == 1):
-                raise PunctError(f"expected a key and at least {min_fields} value(s), got {len(fields) - 1}", path, lineno)
-            key = fields[0].encode("utf-8")
-            if prev is not None:
-                if key == prev:
-                    raise PunctError(f"duplicate key {fields[0]!r}", path, lineno)
-                if key < prev:
-                    raise PunctError(f"key {fields[0]!r} out of order (files must be sorted with LC_ALL=C)", path, lineno)
-            prev = key
-            rows.append((fields[0], fields[1:], lineno))
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            raise PunctError("empty line", path, lineno)
+        fields = line.split()
+        if len(fields) - 1 < min_fields and not (allow_empty_value and len(fields) == 1):
+            raise PunctError(f"expected a key and at least {min_fields} value(s), got {len(fields) - 1}", path, lineno)
+        key = fields[0].encode("utf-8")
+        if prev is not None:
+            if key == prev:
+                raise PunctError(f"duplicate key {fields[0]!r}", path, lineno)
+            if key < prev:
+                raise PunctError(f"key {fields[0]!r} out of order (files must be sorted with LC_ALL=C)", path, lineno)
+        prev = key
+        rows.append((fields[0], fields[1:], lineno))
     return rows
 
 

@@ -81,3 +81,20 @@ def mark_done(path: str | Path) -> None:
     m = done_marker(path)
     m.parent.mkdir(parents=True, exist_ok=True)
     m.write_text("done\n")
+
+
+def iter_lines(path: str | Path, strip_bom: bool = False) -> Iterator[tuple[int, str]]:
+    """(line number, line without its line end) of a UTF-8 text file; a line that is
+    not UTF-8 raises PunctError naming the file and line. ``strip_bom`` drops a byte
+    order mark at the start of the first line."""
+    from punct.errors import PunctError
+
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise PunctError("line is not valid UTF-8", path, lineno) from None
+            if strip_bom and lineno == 1:
+                line = line.lstrip("\ufeff")
+            yield lineno, line

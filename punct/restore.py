@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence, TextIO
 
 from punct.errors import PunctError
+from punct.fsutil import iter_lines
 from punct.io.sentences import punctuated_line, speaker_of, split_sentences, word_from_token, attach_marks_only
 from punct.labels import LABELS, PERIOD, SENTENCE_END
 from punct.words import Utterance, Word
@@ -85,18 +86,13 @@ def read_plain_text(path: str | Path) -> list[Utterance]:
     (its spelling kept; marks already attached become labels, which restoring replaces)."""
     path = Path(path)
     words: list[Word] = []
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise PunctError("line is not valid UTF-8", path, lineno) from None
-            for tok in line.split():
-                w = word_from_token(tok)
-                if w is None:
-                    attach_marks_only(words, tok)
-                else:
-                    words.append(w)
+    for lineno, line in iter_lines(path):
+        for tok in line.split():
+            w = word_from_token(tok)
+            if w is None:
+                attach_marks_only(words, tok)
+            else:
+                words.append(w)
     if not words:
         raise PunctError("no words (empty input)", path)
     return [Utterance(id=path.stem, words=words)]

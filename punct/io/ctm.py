@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.fsutil import atomic_write, iter_lines
 from punct.io.sentences import attach_marks_only, punctuated, spelling, split_token, make_word
 from punct.words import Utterance
 
@@ -112,26 +112,21 @@ def read(path: str | Path, segments: str | Path | Mapping[str, tuple[str, float,
     if isinstance(segments, (str, Path)):
         segments = read_segments(segments)
     groups: dict[tuple[str, str], list[tuple[float, float, str, float | None, int]]] = {}
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise PunctError("line is not valid UTF-8", path, lineno) from None
-            if not line.strip() or line.startswith(";;"):
-                continue
-            fl = line.split()
-            if len(fl) not in (5, 6):
-                raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]', got {len(fl)}",
-                                 path, lineno)
-            start = _number(fl[2], "start time", path, lineno)
-            dur = _number(fl[3], "duration", path, lineno)
-            if start < 0:
-                raise PunctError(f"negative start time {fl[2]}", path, lineno)
-            if dur < 0:
-                raise PunctError(f"negative duration {fl[3]}", path, lineno)
-            conf = _number(fl[5], "confidence", path, lineno) if len(fl) == 6 else None
-            groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno))
+    for lineno, line in iter_lines(path):
+        if not line.strip() or line.startswith(";;"):
+            continue
+        fl = line.split()
+        if len(fl) not in (5, 6):
+            raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]', got {len(fl)}",
+                             path, lineno)
+        start = _number(fl[2], "start time", path, lineno)
+        dur = _number(fl[3], "duration", path, lineno)
+        if start < 0:
+            raise PunctError(f"negative start time {fl[2]}", path, lineno)
+        if dur < 0:
+            raise PunctError(f"negative duration {fl[3]}", path, lineno)
+        conf = _number(fl[5], "confidence", path, lineno) if len(fl) == 6 else None
+        groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno))
     if not groups:
         raise PunctError("no words (empty CTM)", path)
     channels: dict[str, set[str]] = {}

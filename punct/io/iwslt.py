@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable
 
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.fsutil import atomic_write, iter_lines
 from punct.labels import LABELS, O, is_label, stronger
 from punct.words import Utterance, Word
 
@@ -51,31 +51,23 @@ def read_words(path: str | Path) -> tuple[list[Word], int]:
     path = Path(path)
     words: list[Word] = []
     empty_words = dropped = 0
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise PunctError("line is not valid UTF-8", path, lineno) from None
-            line = line.rstrip("\n").rstrip("\r")
-            if lineno == 1:
-                line = line.lstrip("\ufeff")
-            parts = line.split("\t")
-            if len(parts) != 2:
-                raise PunctError(f"expected 'word<TAB>LABEL', got {len(parts) - 1} tabs: {line[:60]!r}", path, lineno)
-            word, label = parts[0].strip(), parts[1].strip()
-            if not is_label(label):
-                raise PunctError(f"unknown label {label!r} (expected one of {' '.join(LABELS)})", path, lineno)
-            if not word:
-                empty_words += 1
-                if words:
-                    words[-1].label = stronger(words[-1].label, label)
-                elif label != O:
-                    dropped += 1
-                continue
-            if any(c.isspace() for c in word):
-                raise PunctError(f"word {word!r} contains white space", path, lineno)
-            words.append(Word(text=word, label=label))
+    for lineno, line in iter_lines(path, strip_bom=True):
+        parts = line.split("\t")
+        if len(parts) != 2:
+            raise PunctError(f"expected 'word<TAB>LABEL', got {len(parts) - 1} tabs: {line[:60]!r}", path, lineno)
+        word, label = parts[0].strip(), parts[1].strip()
+        if not is_label(label):
+            raise PunctError(f"unknown label {label!r} (expected one of {' '.join(LABELS)})", path, lineno)
+        if not word:
+            empty_words += 1
+            if words:
+                words[-1].label = stronger(words[-1].label, label)
+            elif label != O:
+                dropped += 1
+            continue
+        if any(c.isspace() for c in word):
+            raise PunctError(f"word {word!r} contains white space", path, lineno)
+        words.append(Word(text=word, label=label))
     if not words:
         raise PunctError("no words (expected 'word<TAB>LABEL' lines)", path)
     if empty_words:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterable
 
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.fsutil import atomic_write, iter_lines
 from punct.labels import mark_of
 from punct.textnorm import normalize_written
 from punct.words import Utterance
@@ -67,31 +67,23 @@ def read(path: str | Path) -> list[Utterance]:
     stem = _stem(path)
     utts: list[Utterance] = []
     seen: dict[str, int] = {}
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise PunctError("line is not valid UTF-8", path, lineno) from None
-            line = line.rstrip("\n").rstrip("\r")
-            if lineno == 1:
-                line = line.lstrip("\ufeff")
-            if not line.strip():
-                if kaldi:
-                    raise PunctError("empty line (expected 'UTT_ID text')", path, lineno)
-                continue
+    for lineno, line in iter_lines(path, strip_bom=True):
+        if not line.strip():
             if kaldi:
-                fields = line.split(maxsplit=1)
-                uid, body = fields[0], fields[1] if len(fields) > 1 else ""
-                if uid in seen:
-                    raise PunctError(f"duplicate utterance id {uid!r} (first on line {seen[uid]})", path, lineno)
-                seen[uid] = lineno
-            else:
-                uid, body = f"{stem}-{lineno:06d}", line
-            words = tokenize_line(body)
-            if not words and not kaldi:
-                continue
-            utts.append(Utterance(id=uid, words=words))
+                raise PunctError("empty line (expected 'UTT_ID text')", path, lineno)
+            continue
+        if kaldi:
+            fields = line.split(maxsplit=1)
+            uid, body = fields[0], fields[1] if len(fields) > 1 else ""
+            if uid in seen:
+                raise PunctError(f"duplicate utterance id {uid!r} (first on line {seen[uid]})", path, lineno)
+            seen[uid] = lineno
+        else:
+            uid, body = f"{stem}-{lineno:06d}", line
+        words = tokenize_line(body)
+        if not words and not kaldi:
+            continue
+        utts.append(Utterance(id=uid, words=words))
     if not utts or not any(u.words for u in utts):
         raise PunctError("no words in the file", path)
     return utts

@@ -34,7 +34,7 @@ except ImportError:  # run as a script without PYTHONPATH: the repository root
 from punct.bin.common import add_common, require_inputs, run
 from punct.datadir import spk2utt_from_utt2spk, validate_datadir, write_table
 from punct.errors import PunctError
-from punct.fsutil import atomic_dir, is_done, mark_done
+from punct.fsutil import atomic_dir, is_done, iter_lines, mark_done
 from punct.textnorm import tokenize_punctuated, unescape_html
 from punct.words import Word
 
@@ -47,24 +47,19 @@ def read_metadata(path: Path) -> list[tuple[str, str]]:
     """(clip id, normalized text) of every line of metadata.csv (``id|text|normalized``)."""
     out = []
     seen = set()
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                raise PunctError("line is not valid UTF-8", path, lineno) from None
-            if not line.strip():
-                continue
-            fields = line.split("|")
-            if len(fields) != 3:
-                raise PunctError(f"expected 'id|text|normalized text', got {len(fields)} fields", path, lineno)
-            clip, text = fields[0].strip(), fields[2].strip()
-            if not clip or any(c.isspace() for c in clip):
-                raise PunctError(f"bad clip id {clip!r}", path, lineno)
-            if clip in seen:
-                raise PunctError(f"duplicate clip id {clip!r}", path, lineno)
-            seen.add(clip)
-            out.append((clip, text))
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        fields = line.split("|")
+        if len(fields) != 3:
+            raise PunctError(f"expected 'id|text|normalized text', got {len(fields)} fields", path, lineno)
+        clip, text = fields[0].strip(), fields[2].strip()
+        if not clip or any(c.isspace() for c in clip):
+            raise PunctError(f"bad clip id {clip!r}", path, lineno)
+        if clip in seen:
+            raise PunctError(f"duplicate clip id {clip!r}", path, lineno)
+        seen.add(clip)
+        out.append((clip, text))
     if not out:
         raise PunctError("no clips", path)
     return out
