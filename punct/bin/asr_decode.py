@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 from punct.bin.common import add_common, require_inputs, run
+from punct.bin.wer import score_wer
 
 log = logging.getLogger("punct.bin.asr_decode")
 
@@ -41,78 +40,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="redo finished outputs")
     add_common(p)
     return p
-
-
-# ---------------------------------------------------------------- scoring
-
-
-def write_stm(ref_dir: Path, path: Path) -> None:
-    """NIST STM of the reference: one segment per utterance, sorted by file and start."""
-    from punct.audio import audio_duration, read_segments, read_wav_scp
-    from punct.datadir import read_table
-    from punct.fsutil import atomic_write
-
-    text = read_table(ref_dir / "text")
-    spk = {k: v[0] for k, v, _ in read_table(ref_dir / "utt2spk")} if (ref_dir / "utt2spk").is_file() else {}
-    segs = read_segments(ref_dir / "segments") if (ref_dir / "segments").is_file() else None
-    wav = read_wav_scp(ref_dir / "wav.scp") if (ref_dir / "wav.scp").is_file() else {}
-    rows = []
-    for utt, words, _ in text:
-        if segs is not None:
-            s = segs[utt]
-            reco, start, end = s.recording, s.start, s.end
-        else:
-            reco, start = utt, 0.0
-            end = audio_duration(wav[utt]) if utt in wav else None
-            end = 1e6 if end is None else end
-        rows.append(((reco.encode(), start), f"{reco} 1 {spk.get(utt, utt)} {start:.3f} {end:.3f} {' '.join(words)}\n"))
-    rows.sort(key=lambda r: r[0])
-    with atomic_write(path) as f:
-        f.write(';; reference transcripts written by punct.bin.asr_decode\n')
-        f.writelines(line for _, line in rows)
-
-
-def run_sclite(stm: Path, ctm: Path, out: Path) -> dict | None:
-    """``sctk sclite -r stm -h ctm``; the Sum/Avg line as numbers, or None when sctk is missing."""
-    exe = shutil.which("sctk")
-    if exe is None:
-        log.warning("sctk (Debian package sctk) is not installed: no sclite scoring")
-        return None
-    cmd = [exe, "sclite", "-r", str(stm), "stm", "-h", str(ctm), "ctm", "-o", "sum", "stdout"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    out.write_text(" ".join(cmd) + "\n" + r.stdout + r.stderr, encoding="utf-8")
-    m = re.search(r"\|\s*Sum/Avg\s*\|\s*(\d+)\s+(\d+)\s*\|\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", r.stdout)
-    if r.returncode != 0 or not m:
-        log.warning("sclite failed (status %d); see %s", r.returncode, out)
-        return None
-    keys = ("sentences", "words", "corr", "sub", "del", "ins", "wer")
-    vals = [int(m.group(1)), int(m.group(2))] + [float(m.group(i)) for i in range(3, 8)]
-    return dict(zip(keys, vals))
-
-
-def score_wer(ref_dir: Path, hyp_dir: Path, out: Path) -> dict:
-    """Word error rate of HYP against REF with punct.score and with sclite; written to OUT/."""
-    from punct.align.batch import write_json
-    from punct.datadir import load_utterances
-    from punct.score import score_utterances
-
-    out.mkdir(parents=True, exist_ok=True)
-    ref = load_utterances(ref_dir, require_labels=False)
-    hyp = load_utterances(hyp_dir, require_labels=False)
-    report = score_utterances(ref, hyp)
-    st = report.transfer
-    result = {"punct_score": None if st is None else {
-        "ref_words": st.ref_words, "hyp_words": st.hyp_words, "substitutions": st.substitutions,
-        "deletions": st.deletions, "insertions": st.insertions, "wer": None if st.wer is None else round(st.wer, 2)}}
-    write_stm(ref_dir, out / "ref.stm")
-    shutil.copyfile(hyp_dir / "ctm", out / "hyp.ctm")
-    result["sclite"] = run_sclite(out / "ref.stm", out / "hyp.ctm", out / "sclite.txt")
-    write_json(out / "wer.json", result)
-    ps, sc = result["punct_score"] or {}, result["sclite"] or {}
-    log.info("WER of %s against %s: %s%% (punct.score: %s sub, %s del, %s ins over %s words); sclite: %s%%",
-             hyp_dir, ref_dir, ps.get("wer"), ps.get("substitutions"), ps.get("deletions"), ps.get("insertions"),
-             ps.get("ref_words"), sc.get("wer", "n/a"))
-    return result
 
 
 # ---------------------------------------------------------------- merge

@@ -24,6 +24,9 @@ from punct.errors import PunctError
 from punct.fsutil import atomic_write
 from punct.labels import MARK_LABELS
 
+#: the repository: recipes/<corpus>/results_notes.md is printed under its corpus table
+ROOT = Path(__file__).resolve().parents[2]
+
 #: Published results on IWSLT2011 test2011 (reference transcripts), keyed by the
 #: model name used in conf/. Overall F1 and SER as reported in the papers.
 PUBLISHED: dict[str, list[dict[str, Any]]] = {
@@ -149,6 +152,9 @@ def render(rows: list[dict[str, Any]]) -> str:
         rs = sorted(rs, key=lambda r: (r["set"], r["exp"]))
         asr = any(_get(r["report"], "wer") is not None for r in rs)
         out += [f"## {corpus}", ""]
+        notes = ROOT / "recipes" / corpus / "results_notes.md"
+        if notes.is_file():  # the recipe's own reading guide for its table
+            out += [notes.read_text(encoding="utf-8").strip(), ""]
         head = ["system", "test set", "train words"]
         for c in MARK_LABELS:
             head += [f"{c[:5]} P", f"{c[:5]} R", f"{c[:5]} F1"]
@@ -213,6 +219,29 @@ def render_asr(exp_root: Path) -> list[str]:
             "|---|---|---|---|---|---|", *rows, ""]
 
 
+def render_wer_checks(exp_root: Path) -> list[str]:
+    """Word error rates of given ASR hypotheses scored twice: punct.score and NIST sclite (punct.bin.wer)."""
+    rows = []
+    for wer_path in sorted(exp_root.glob("*/wer_*/wer.json")):
+        w = json.loads(wer_path.read_text(encoding="utf-8"))
+        corpus, hyp = wer_path.parents[1].name, wer_path.parent.name[len("wer_"):]
+        ps, sc = w.get("punct_score") or {}, w.get("sclite") or {}
+        utts = w.get("utterances")
+        utts = ", ".join(utts) if isinstance(utts, list) else f"all {utts}"
+        cmd_file = wer_path.parent / "run.cmd"
+        cmd = cmd_file.read_text(encoding="utf-8").strip() if cmd_file.is_file() else ""
+        rows.append(f"| {corpus} | {hyp} | {utts} | {_fmt(ps.get('ref_words'), 0)} | {_fmt(ps.get('substitutions'), 0)} | "
+                    f"{_fmt(ps.get('deletions'), 0)} | {_fmt(ps.get('insertions'), 0)} | {_fmt(ps.get('wer'), 2)} | "
+                    f"{_fmt(sc.get('sub'), 1)} / {_fmt(sc.get('del'), 1)} / {_fmt(sc.get('ins'), 1)} | "
+                    f"{_fmt(sc.get('wer'), 1)} | `{cmd}` |")
+    if not rows:
+        return []
+    return ["## Word error rate cross-check: punct's alignment against NIST sclite (Debian sctk)", "",
+            "| corpus | hypothesis | utterances | reference words | sub | del | ins | WER (punct score) | "
+            "sclite sub / del / ins % | WER (sclite) | command |", "|---|---|---|---|---|---|---|---|---|---|---|",
+            *rows, ""]
+
+
 def render_benchmarks(exp_root: Path) -> list[str]:
     """The measurements of benchmarks/*.py that were saved under exp/benchmarks/ with --json."""
     out: list[str] = []
@@ -226,6 +255,21 @@ def render_benchmarks(exp_root: Path) -> list[str]:
                 f"{_fmt(a.get('median_ms'))} | {_fmt(100 * a.get('within_20ms', 0))}% | {_fmt(100 * a.get('within_50ms', 0))}% | "
                 f"{a.get('lts_words')} | {a.get('failed')} |", "",
                 f"Command: `python benchmarks/bench_audio.py --skip-speed --json {acc}`", ""]
+    rst = exp_root / "benchmarks" / "restore_earnings21.json"
+    if rst.is_file():
+        d = json.loads(rst.read_text(encoding="utf-8"))
+        m = d.get("machine") or {}
+        out += ["## `punct restore` on a real hour-long call (Earnings-21 CTMs, default model, one process per file)", "",
+                "| CTM | audio min | words | wall s | CPU s | words/s | peak RSS MB | commas | periods | questions | "
+                "words and times unchanged |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in d.get("runs") or []:
+            mk = r.get("marks") or {}
+            out.append(f"| {r.get('ctm')} | {r.get('audio_minutes')} | {r.get('words')} | {_fmt(r.get('wall_s'), 1)} | "
+                       f"{_fmt(r.get('cpu_s'), 1)} | {r.get('words_per_s')} | {r.get('peak_rss_mb')} | {mk.get(',')} | "
+                       f"{mk.get('.')} | {mk.get('?')} | {'yes' if r.get('identical_words_and_times') else 'NO'} |")
+        out += ["", f"Machine: {m.get('cores')} cores ({m.get('machine')}), load average before/after "
+                f"{d.get('load_before')} / {d.get('load_after')}; wall time includes starting Python and loading the model.",
+                f"Command: `{d.get('command')}`", ""]
     spd = exp_root / "benchmarks" / "audio_speed.json"
     if spd.is_file():
         d = json.loads(spd.read_text(encoding="utf-8"))
@@ -250,7 +294,7 @@ def _main(args: argparse.Namespace) -> int:
         raise PunctError("experiment directory not found", exp_root)
     rows = collect(exp_root)
     with atomic_write(args.out) as f:
-        f.write(render(rows) + "\n".join(render_asr(exp_root) + render_benchmarks(exp_root)))
+        f.write(render(rows) + "\n".join(render_asr(exp_root) + render_wer_checks(exp_root) + render_benchmarks(exp_root)))
     if args.print_dir:
         want = Path(args.print_dir).name
         for r in rows:

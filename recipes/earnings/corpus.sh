@@ -77,6 +77,21 @@ corpus_score_others() {
     log "stage 9: score $e's own punctuation: $data/e21_ref vs $data/e21_$e -> $out/scoring/"
     python -m punct score "$data/e21_ref" "$data/e21_$e" --out-dir "$out/scoring" > /dev/null \
       || die "scoring $e failed"
+  done  # the hypothesis WER of our alignment, cross-checked by NIST sclite on the shortest call
+  # (sclite needs about 10 minutes for one hour-long segment of 2,700 words)
+  local set utt
+  utt=$(awk '{print NF, $1}' "$data/e21_ref/text" | sort -n | head -n 1 | cut -d' ' -f2)
+  for set in e21_kaldi_rev; do
+    out=$exp/wer_$set
+    if [ -f "$out/wer.json" ] && [ "$force" != true ]; then
+      log "stage 9: $out/wer.json exists; skipping the sclite cross-check (--force true to redo)"
+      continue
+    fi
+    log "stage 9: WER of $set on call $utt, punct.score and sclite -> $out/wer.json"
+    mkdir -p "$out"
+    echo "python -m punct.bin.wer --ref $data/e21_ref --hyp $data/$set --utt $utt --out-dir $out" > "$out/run.cmd"
+    python -m punct.bin.wer --ref "$data/e21_ref" --hyp "$data/$set" --utt "$utt" --out-dir "$out" \
+      || die "WER cross-check of $set failed"
   done
 }
 

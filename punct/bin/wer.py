@@ -1,0 +1,137 @@
+"""Word error rate of a hypothesis data directory against its reference, twice.
+
+    python -m punct.bin.wer --ref data/earnings/e21_ref --hyp data/earnings/e21_kaldi_rev --out-dir exp/earnings/wer_e21_kaldi_rev
+
+Scores with the project's own edit-distance alignment (punct.score, the code that
+also transfers punctuation and scores ASR output) and, as an independent
+cross-check, with NIST sclite from Debian's sctk (``sctk sclite -r ref.stm stm -h
+hyp.ctm ctm``). Writes OUT/ref.stm, OUT/hyp.ctm, OUT/sclite.txt and OUT/wer.json
+(``punct_score`` and ``sclite`` sections; ``sclite`` is null when sctk is missing).
+The hypothesis needs word times (``word_times``) or a ``ctm`` for sclite; a
+reference without ``segments`` is one STM segment per utterance covering it all.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from punct.bin.common import add_common, require_inputs, run
+from punct.errors import PunctError
+
+log = logging.getLogger("punct.bin.wer")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="punct.bin.wer", description=__doc__.splitlines()[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
+    p.add_argument("--ref", required=True, help="reference data directory (text)")
+    p.add_argument("--hyp", required=True, help="hypothesis data directory (text and word_times, or ctm)")
+    p.add_argument("--out-dir", required=True, help="where ref.stm, hyp.ctm, sclite.txt and wer.json go")
+    p.add_argument("--utt", action="append", default=None, metavar="ID",
+                   help="score only this utterance (repeatable); sclite takes minutes on an hour-long segment")
+    add_common(p)
+    return p
+
+
+def write_stm(ref_dir: Path, path: Path, only: set[str] | None = None) -> None:
+    """NIST STM of the reference (the utterances in ONLY, or all): one segment per utterance, sorted."""
+    from punct.audio import audio_duration, read_segments, read_wav_scp
+    from punct.datadir import read_table
+    from punct.fsutil import atomic_write
+
+    text = read_table(ref_dir / "text")
+    spk = {k: v[0] for k, v, _ in read_table(ref_dir / "utt2spk")} if (ref_dir / "utt2spk").is_file() else {}
+    segs = read_segments(ref_dir / "segments") if (ref_dir / "segments").is_file() else None
+    wav = read_wav_scp(ref_dir / "wav.scp") if (ref_dir / "wav.scp").is_file() else {}
+    rows = []
+    for utt, words, _ in text:
+        if only is not None and utt not in only:
+            continue
+        if segs is not None:
+            s = segs[utt]
+            reco, start, end = s.recording, s.start, s.end
+        else:
+            reco, start = utt, 0.0
+            end = audio_duration(wav[utt]) if utt in wav else None
+            end = 1e6 if end is None else end
+        rows.append(((reco.encode(), start), f"{reco} 1 {spk.get(utt, utt)} {start:.3f} {end:.3f} {' '.join(words)}\n"))
+    rows.sort(key=lambda r: r[0])
+    with atomic_write(path) as f:
+        f.write(';; reference transcripts written by punct.bin.wer\n')
+        f.writelines(line for _, line in rows)
+
+
+def run_sclite(stm: Path, ctm: Path, out: Path) -> dict | None:
+    """``sctk sclite -r stm -h ctm``; the Sum/Avg line as numbers, or None when sctk is missing."""
+    exe = shutil.which("sctk")
+    if exe is None:
+        log.warning("sctk (Debian package sctk) is not installed: no sclite scoring")
+        return None
+    cmd = [exe, "sclite", "-r", str(stm), "stm", "-h", str(ctm), "ctm", "-o", "sum", "stdout"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    out.write_text(" ".join(cmd) + "\n" + r.stdout + r.stderr, encoding="utf-8")
+    m = re.search(r"\|\s*Sum/Avg\s*\|\s*(\d+)\s+(\d+)\s*\|\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", r.stdout)
+    if r.returncode != 0 or not m:
+        log.warning("sclite failed (status %d); see %s", r.returncode, out)
+        return None
+    keys = ("sentences", "words", "corr", "sub", "del", "ins", "wer")
+    vals = [int(m.group(1)), int(m.group(2))] + [float(m.group(i)) for i in range(3, 8)]
+    return dict(zip(keys, vals))
+
+
+def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = None) -> dict:
+    """Word error rate of HYP against REF (the utterances in ONLY, or all) with punct.score and sclite; into OUT/."""
+    from punct.align.batch import write_json
+    from punct.datadir import load_utterances
+    from punct.score import score_utterances
+
+    out.mkdir(parents=True, exist_ok=True)
+    ref = load_utterances(ref_dir, require_labels=False)
+    hyp = load_utterances(hyp_dir, require_labels=False)
+    if only is not None:
+        missing = sorted(only - {u.id for u in ref})
+        if missing:
+            raise PunctError(f"utterance {missing[0]} is not in the reference", ref_dir / "text")
+        ref = [u for u in ref if u.id in only]
+        hyp = [u for u in hyp if u.id in only]
+    report = score_utterances(ref, hyp)
+    st = report.transfer
+    result = {"punct_score": None if st is None else {
+        "ref_words": st.ref_words, "hyp_words": st.hyp_words, "substitutions": st.substitutions,
+        "deletions": st.deletions, "insertions": st.insertions, "wer": None if st.wer is None else round(st.wer, 2)}}
+    write_stm(ref_dir, out / "ref.stm", only)
+    if (hyp_dir / "ctm").is_file() and only is None:
+        shutil.copyfile(hyp_dir / "ctm", out / "hyp.ctm")
+    else:  # a hypothesis data directory without its CTM: rebuild it from text and word_times
+        from punct.io import ctm
+
+        ctm.write(hyp, out / "hyp.ctm", marks=False)
+    result["sclite"] = run_sclite(out / "ref.stm", out / "hyp.ctm", out / "sclite.txt")
+    result["utterances"] = sorted(only) if only is not None else len(ref)
+    write_json(out / "wer.json", result)
+    ps, sc = result["punct_score"] or {}, result["sclite"] or {}
+    log.info("WER of %s against %s: %s%% (punct.score: %s sub, %s del, %s ins over %s words); sclite: %s%%",
+             hyp_dir, ref_dir, ps.get("wer"), ps.get("substitutions"), ps.get("deletions"), ps.get("insertions"),
+             ps.get("ref_words"), sc.get("wer", "n/a"))
+    return result
+
+
+def _main(args: argparse.Namespace) -> int:
+    ref, hyp = Path(args.ref), Path(args.hyp)
+    require_inputs([ref / "text", hyp / "text"])
+    score_wer(ref, hyp, Path(args.out_dir), set(args.utt) if args.utt else None)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, prog="punct.bin.wer")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

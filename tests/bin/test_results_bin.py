@@ -1,0 +1,38 @@
+"""punct.bin.results: RESULTS.md sections made from the files the stages leave under exp/."""
+from __future__ import annotations
+
+import json
+
+from punct.bin import results
+
+
+def test_wer_cross_check_section(tmp_path):
+    exp = tmp_path / "exp"
+    d = exp / "earnings" / "wer_e21_kaldi_rev"
+    d.mkdir(parents=True)
+    (d / "wer.json").write_text(json.dumps({
+        "punct_score": {"ref_words": 2707, "substitutions": 269, "deletions": 53, "insertions": 201, "wer": 19.32},
+        "sclite": {"words": 2707, "sub": 9.9, "del": 2.0, "ins": 7.4, "wer": 19.3}, "utterances": ["4386541"]}))
+    (d / "run.cmd").write_text("python -m punct.bin.wer --utt 4386541\n")
+    asr = exp / "ljspeech" / "asr_dev" / "scoring"
+    asr.mkdir(parents=True)
+    (asr / "wer.json").write_text(json.dumps({"punct_score": {"ref_words": 593, "wer": 32.55}, "sclite": None}))
+    out = tmp_path / "RESULTS.md"
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "| earnings | e21_kaldi_rev | 4386541 | 2707 | 269 | 53 | 201 | 19.32 | 9.9 / 2.0 / 7.4 | 19.3 | " \
+           "`python -m punct.bin.wer --utt 4386541` |" in text
+    assert "| ljspeech | dev | 593 | 32.55 | - | `./run.sh --corpus ljspeech --stage 3 --stop-stage 3` |" in text
+
+
+def test_no_experiments_no_sections(tmp_path):
+    (tmp_path / "exp").mkdir()
+    out = tmp_path / "RESULTS.md"
+    assert results.main(["--exp", str(tmp_path / "exp"), "--out", str(out)]) == 0
+    assert "cross-check" not in out.read_text(encoding="utf-8")
+
+
+def test_missing_exp_is_an_error(tmp_path, capsys):
+    assert results.main(["--exp", str(tmp_path / "none"), "--out", str(tmp_path / "R.md")]) == 1
+    assert "none" in capsys.readouterr().err
+    assert not (tmp_path / "R.md").exists()

@@ -1,0 +1,75 @@
+"""punct.bin.wer: hypothesis WER by punct.score and by NIST sclite, on a hand-counted example."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from punct.bin import wer
+
+# reference: 10 words in call-a, 4 in call-b
+REF = {"call-a": "so revenue grew ten percent and margins were flat too",
+       "call-b": "thank you very much"}
+# call-a: "grew" deleted, "ten" -> "tin", "uh" inserted: 1 sub, 1 del, 1 ins; call-b: exact
+HYP = {"call-a": "so uh revenue tin percent and margins were flat too",
+       "call-b": "thank you very much"}
+
+
+def _datadir(path, texts, times):
+    path.mkdir(parents=True)
+    (path / "text").write_text("".join(f"{k} {v}\n" for k, v in sorted(texts.items())), encoding="utf-8")
+    (path / "utt2spk").write_text("".join(f"{k} {k}\n" for k in sorted(texts)), encoding="utf-8")
+    (path / "spk2utt").write_text("".join(f"{k} {k}\n" for k in sorted(texts)), encoding="utf-8")
+    if times:
+        rows = []
+        for k, v in sorted(texts.items()):
+            n = len(v.split())
+            rows.append(k + " " + " ".join(f"{0.5 * i:.3f},{0.5 * i + 0.4:.3f}" for i in range(n)) + "\n")
+        (path / "word_times").write_text("".join(rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def dirs(tmp_path):
+    return _datadir(tmp_path / "ref", REF, False), _datadir(tmp_path / "hyp", HYP, True), tmp_path / "out"
+
+
+def test_hand_counted_wer(dirs):
+    ref, hyp, out = dirs
+    assert wer.main(["--ref", str(ref), "--hyp", str(hyp), "--out-dir", str(out)]) == 0
+    result = json.loads((out / "wer.json").read_text(encoding="utf-8"))
+    ps = result["punct_score"]
+    assert (ps["ref_words"], ps["substitutions"], ps["deletions"], ps["insertions"]) == (14, 1, 1, 1)
+    assert ps["wer"] == round(300 / 14, 2)
+    assert result["utterances"] == 2
+    # the CTM for sclite was rebuilt from word_times: every hypothesis word, in time order
+    ctm = (out / "hyp.ctm").read_text(encoding="utf-8").split("\n")
+    assert [line.split()[4] for line in ctm if line] == (HYP["call-a"] + " " + HYP["call-b"]).split()
+    if shutil.which("sctk") is None:
+        assert result["sclite"] is None
+    else:  # the independent scorer agrees
+        sc = result["sclite"]
+        assert (sc["words"], sc["wer"]) == (14, 21.4)
+
+
+def test_one_utterance(dirs):
+    ref, hyp, out = dirs
+    assert wer.main(["--ref", str(ref), "--hyp", str(hyp), "--out-dir", str(out), "--utt", "call-b"]) == 0
+    result = json.loads((out / "wer.json").read_text(encoding="utf-8"))
+    assert result["utterances"] == ["call-b"]
+    assert (result["punct_score"]["ref_words"], result["punct_score"]["wer"]) == (4, 0.0)
+    assert "call-a" not in (out / "ref.stm").read_text(encoding="utf-8")
+
+
+def test_unknown_utterance_is_one_line_error(dirs, capsys):
+    ref, hyp, out = dirs
+    assert wer.main(["--ref", str(ref), "--hyp", str(hyp), "--out-dir", str(out), "--utt", "call-z"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "call-z" in err and "text" in err and "\n" not in err
+
+
+def test_missing_reference(tmp_path, capsys):
+    hyp = _datadir(tmp_path / "hyp", HYP, True)
+    assert wer.main(["--ref", str(tmp_path / "nope"), "--hyp", str(hyp), "--out-dir", str(tmp_path / "o")]) == 1
+    assert "nope" in capsys.readouterr().err
