@@ -34,6 +34,24 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
 
 
 @contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[str]:
+    """A temporary path next to ``path`` for a writer that wants a file name (a library's
+    ``save(name)``); renamed onto ``path`` when the block succeeds, removed when it fails."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # a writer that reopens the file keeps this mode, not mkstemp's 0600
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
 def atomic_dir(path: str | Path) -> Iterator[Path]:
     """Build a directory under a temporary name; swap it onto ``path`` on success.
 

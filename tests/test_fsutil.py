@@ -4,7 +4,7 @@ import stat
 
 import pytest
 
-from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
+from punct.fsutil import atomic_dir, atomic_path, atomic_write, is_done, mark_done
 
 
 def test_atomic_write_keeps_old_file_on_error(tmp_path):
@@ -29,6 +29,26 @@ def test_atomic_outputs_follow_umask(tmp_path):
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "f.txt").stat().st_mode) == 0o644
     assert stat.S_IMODE((tmp_path / "d").stat().st_mode) == 0o755
+
+
+def test_atomic_path_for_writers_that_take_a_name(tmp_path):
+    p = tmp_path / "talk.TextGrid"
+    p.write_text("old\n")
+    with pytest.raises(ValueError):
+        with atomic_path(p) as name:
+            with open(name, "w") as f:  # a library reopening the name, as praatio's save does
+                f.write("half")
+            raise ValueError("writer failed")
+    assert p.read_text() == "old\n" and [x.name for x in tmp_path.iterdir()] == ["talk.TextGrid"]
+    old = os.umask(0o022)
+    try:
+        with atomic_path(p) as name:
+            with open(name, "w") as f:
+                f.write("new\n")
+    finally:
+        os.umask(old)
+    assert p.read_text() == "new\n"
+    assert stat.S_IMODE(p.stat().st_mode) == 0o644
 
 
 def test_atomic_dir_replaces_only_when_complete(tmp_path):

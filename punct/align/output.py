@@ -10,14 +10,12 @@ no stress), empty intervals where nothing is said.
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
 from punct.align.aligner import Alignment
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.fsutil import atomic_path, atomic_write
 from punct.words import Utterance
 
 
@@ -79,13 +77,8 @@ def write_textgrid(al: Alignment, path: str | Path, duration: float | None = Non
     tg = ptg.Textgrid()
     tg.addTier(ptg.IntervalTier("words", words, 0.0, xmax))
     tg.addTier(ptg.IntervalTier("phones", phones, 0.0, xmax))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
     try:
-        tg.save(tmp, format="long_textgrid", includeBlankSpaces=True, minimumIntervalLength=None, reportingMode="error")
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            tg.save(tmp, format="long_textgrid", includeBlankSpaces=True, minimumIntervalLength=None, reportingMode="error")
     except Exception as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         raise PunctError(f"cannot write TextGrid: {e}", path) from None

@@ -41,11 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
 def export(model_path: str | Path, out: str | Path, half: bool = False, max_mb: float = 0.0, note: str = "") -> int:
     """Write the shipping copy of ``model_path`` to ``out``; return its size in bytes."""
     import os
-    import tempfile
 
     import torch
 
     from punct.engine import checkpoint as ckpt
+    from punct.fsutil import atomic_path
 
     model_path, out = Path(model_path), Path(out)
     ck = ckpt.load(model_path)
@@ -62,10 +62,7 @@ def export(model_path: str | Path, out: str | Path, half: bool = False, max_mb: 
         "note": note,
     }
     # write to a temporary name, check it, then rename into place
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + out.name + ".", suffix=".tmp", dir=out.parent)
-    os.close(fd)
-    try:
+    with atomic_path(out) as tmp:
         ckpt.save(tmp, payload)
         size = os.path.getsize(tmp)
         if max_mb and size > max_mb * 1e6:
@@ -78,12 +75,6 @@ def export(model_path: str | Path, out: str | Path, half: bool = False, max_mb: 
         pred = predict_streams(model, [vocab.encode(probe)], window=len(probe) + 1, batch_size=1)
         if len(pred[0]) != len(probe):
             raise PunctError("exported model does not decode (internal error)", tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
     log.info("wrote %s (%.1f MB%s) from %s", out, size / 1e6, ", float16" if half else "", model_path)
     return size
 

@@ -17,13 +17,12 @@ trimmed to start at that end (a warning counts them); words need times.
 from __future__ import annotations
 
 import logging
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
 from punct.errors import PunctError
+from punct.fsutil import atomic_path
 from punct.io.sentences import (attach_marks_only, make_word, punctuated, punctuated_line, speaker_of, split_sentences,
                                 split_token)
 from punct.words import Utterance, Word
@@ -284,16 +283,11 @@ def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sent
         tg.addTier(ptg.IntervalTier(prefix + "words", entries, 0.0, xmax))
         if sentence_tier:
             tg.addTier(ptg.IntervalTier(prefix + "sentences", sent_entries, 0.0, xmax))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
     try:
-        tg.save(tmp, format="short_textgrid" if short else "long_textgrid", includeBlankSpaces=True,
-                minimumIntervalLength=None, reportingMode="error")
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            tg.save(tmp, format="short_textgrid" if short else "long_textgrid", includeBlankSpaces=True,
+                    minimumIntervalLength=None, reportingMode="error")
     except Exception as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         if isinstance(e, PunctError):
             raise
         raise PunctError(f"cannot write TextGrid: {e}", path) from None
