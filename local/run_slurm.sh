@@ -8,69 +8,15 @@
 # task writes its own log, like local/run_local.sh: the command, start, output,
 # '# ended ... with status N'. A task whose log does not end with status 0 is a
 # failure: its log tail is printed and this script exits non-zero.
-# The task script and Slurm's own output go to LOGDIR/q/.
+# The task script and Slurm's own output go to LOGDIR/q/ (see local/queue_lib.sh).
 set -u
-. "$(dirname "$0")/log.sh"
-opts=()
-while [ $# -gt 0 ] && [[ "$1" == -* ]]; do
-  if [[ "$1" == *=* ]]; then opts+=("$1"); shift
-  else
-    [ $# -ge 2 ] || die "option $1 needs a value"
-    opts+=("$1" "$2"); shift 2
-  fi
-done
-[ $# -ge 2 ] || die "usage: $0 [SBATCH OPTIONS] [JOB=1:N] LOG COMMAND [ARGS...]"
-first=1; last=1; var=""
-if [[ "$1" =~ ^([A-Za-z_]+)=([0-9]+):([0-9]+)$ ]]; then
-  var=${BASH_REMATCH[1]}; first=${BASH_REMATCH[2]}; last=${BASH_REMATCH[3]}; shift
-fi
-[ "$first" -le "$last" ] || die "empty job range $first:$last"
-logpat=$1; shift
+. "$(dirname "$0")/queue_lib.sh"
+queue_parse sbatch '=' "$@"
 command -v sbatch >/dev/null || die "sbatch not found: is this a Slurm cluster? (see cmd.sh)"
-logdir=$(dirname "$logpat")
-name=$(basename "$logpat" .log); name=${name//$var/}; name=${name%.}
-mkdir -p "$logdir/q"
 script=$logdir/q/$name.sh
-
-# The task script: JOB comes from the array index; the arguments are stored quoted
-# and JOB is substituted in them at run time (as local/run_local.sh does).
-{
-  echo "#!/usr/bin/env bash"
-  printf 'cd %q\n' "$PWD"
-  echo '[ -f ./path.sh ] && . ./path.sh'
-  printf 'var=%q\n' "$var"
-  echo 'job=${SLURM_ARRAY_TASK_ID:-1}'
-  printf 'logf=%q\n' "$logpat"
-  printf 'args=('; printf ' %q' "$@"; printf ' )\n'
-  cat <<'EOF'
-if [ -n "$var" ]; then
-  logf=${logf//$var/$job}
-  for i in "${!args[@]}"; do args[$i]=${args[$i]//$var/$job}; done
-fi
-mkdir -p "$(dirname "$logf")"
-{ echo "# ${args[*]}"; echo "# started $(date) on $(hostname) (Slurm job ${SLURM_JOB_ID:-?}, task $job)"; } > "$logf"
-"${args[@]}" >> "$logf" 2>&1
-rc=$?
-echo "# ended $(date) with status $rc" >> "$logf"
-exit $rc
-EOF
-} > "$script"
-chmod +x "$script"
+queue_task_script "$script" 'job=${SLURM_ARRAY_TASK_ID:-1}' 'Slurm job ${SLURM_JOB_ID:-?}, task $job'
 
 log "submitting $name: tasks $first-$last to Slurm (logs: $logpat)"
 sbatch --wait --parsable --job-name="punct-$name" --array="$first-$last" --chdir="$PWD" \
   --output="$logdir/q/$name.%a.out" "${opts[@]}" "$script" >/dev/null
-sbatch_rc=$?
-
-failed=0
-for ((j = first; j <= last; j++)); do
-  logf=$logpat; [ -n "$var" ] && logf=${logpat//$var/$j}
-  if ! tail -n 1 "$logf" 2>/dev/null | grep -q 'with status 0$'; then
-    failed=$((failed + 1))
-    log "job failed: $logf; its last lines:"
-    if [ -f "$logf" ]; then tail -n 20 "$logf" >&2
-    else log "(no log: the task never started; Slurm's output: $logdir/q/$name.$j.out)"; fi
-  fi
-done
-[ $failed -eq 0 ] || die "$failed of $((last - first + 1)) jobs failed"
-[ $sbatch_rc -eq 0 ] || die "sbatch exited with status $sbatch_rc although every task log ends with status 0"
+queue_check Slurm sbatch $?

@@ -9,31 +9,6 @@ from typing import Iterator, TextIO
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[TextIO]:
-    """Open a temporary file next to ``path``; rename it onto ``path`` only on success."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    # mkstemp makes the file private (0600); outputs get the usual umask mode instead
-    os.chmod(tmp, 0o666 & ~_umask())
-    try:
-        if "b" in mode:
-            f = open(tmp, mode)
-        else:
-            f = open(tmp, mode, encoding=encoding, newline="\n")
-        with f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-@contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[str]:
     """A temporary path next to ``path`` for a writer that wants a file name (a library's
     ``save(name)``); renamed onto ``path`` when the block succeeds, removed when it fails."""
@@ -49,6 +24,20 @@ def atomic_path(path: str | Path) -> Iterator[str]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[TextIO]:
+    """Open a temporary file next to ``path``; rename it onto ``path`` only on success."""
+    with atomic_path(path) as tmp:
+        if "b" in mode:
+            f = open(tmp, mode)
+        else:
+            f = open(tmp, mode, encoding=encoding, newline="\n")
+        with f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
 
 
 @contextlib.contextmanager

@@ -20,14 +20,14 @@ import sys
 from pathlib import Path
 
 from punct.bin.common import add_common, require_inputs, run
+from punct.bin.joint_tune import add_model_args, load_joint_config
 
 log = logging.getLogger("punct.bin.joint_decode")
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="punct.bin.joint_decode", description=__doc__.splitlines()[0])
-    p.add_argument("--lexical", required=True, help="the lexical model (a best.pt): boundaries' posterior and mark types")
-    p.add_argument("--acoustic", required=True, help="the acoustic model (che_pause or che_ppe best.pt)")
+    add_model_args(p)
     p.add_argument("--config", required=True, help="the decision's parameters (conf/joint.yaml, or one punct.bin.joint_tune wrote)")
     p.add_argument("--stage", type=int, choices=(1, 2), default=2, help="1: hard boundaries only; 2: and soft ones (default)")
     p.add_argument("--data", required=True, help="data directory to punctuate (text, word_times or features)")
@@ -38,20 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _main(args: argparse.Namespace) -> int:
-    require_inputs([args.lexical, args.acoustic], "model file")
-    require_inputs([args.config], "config")
+    cfg = load_joint_config(args)
     require_inputs([args.data], "data directory")
     require_inputs([Path(args.data) / "text"])
-    import torch
-
-    from punct.config import dump_yaml, load_config, to_dict
+    from punct.config import dump_yaml, to_dict
     from punct.engine.decode import write_decode
     from punct.engine.fusion import joint_decode
     from punct.fsutil import atomic_dir
-    from punct.models.joint import JointConfig
 
-    torch.set_num_threads(args.threads)
-    cfg = load_config(args.config, JointConfig)
     stats: dict = {}
     hyp = joint_decode(args.lexical, args.acoustic, args.data, cfg, args.stage, stats=stats)
     with atomic_dir(args.out) as tmp:

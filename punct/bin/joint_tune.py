@@ -21,10 +21,28 @@ from punct.bin.common import add_common, require_inputs, run
 log = logging.getLogger("punct.bin.joint_tune")
 
 
+def add_model_args(p: argparse.ArgumentParser) -> None:
+    """The two models of the joint decision (shared with punct.bin.joint_decode)."""
+    p.add_argument("--lexical", required=True, help="the lexical model (a best.pt): boundaries' posterior and mark types")
+    p.add_argument("--acoustic", required=True, help="the acoustic model (che_pause or che_ppe best.pt)")
+
+
+def load_joint_config(args: argparse.Namespace):
+    """Check the models and the config exist, set torch's threads, and read the config."""
+    require_inputs([args.lexical, args.acoustic], "model file")
+    require_inputs([args.config], "config")
+    import torch
+
+    from punct.config import load_config
+    from punct.models.joint import JointConfig
+
+    torch.set_num_threads(args.threads)
+    return load_config(args.config, JointConfig)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="punct.bin.joint_tune", description=__doc__.splitlines()[0])
-    p.add_argument("--lexical", required=True, help="the lexical model (a best.pt)")
-    p.add_argument("--acoustic", required=True, help="the acoustic model (che_pause or che_ppe best.pt)")
+    add_model_args(p)
     p.add_argument("--dev", required=True, help="tuning data directory (text, labels, features)")
     p.add_argument("--train", required=True, help="training data directory: its labels give the expected sentence length")
     p.add_argument("--config", required=True, help="starting values and the grid (conf/joint.yaml)")
@@ -35,20 +53,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _main(args: argparse.Namespace) -> int:
-    require_inputs([args.lexical, args.acoustic], "model file")
-    require_inputs([args.config], "config")
+    cfg = load_joint_config(args)
     for d in (args.dev, args.train):
         require_inputs([d], "data directory")
         require_inputs([Path(d) / "text", Path(d) / "labels"])
-    import torch
-
-    from punct.config import dump_yaml, load_config, to_dict
+    from punct.config import dump_yaml, to_dict
     from punct.engine.fusion import STAGE1_KEYS, STAGE2_KEYS, tune
     from punct.fsutil import atomic_write
-    from punct.models.joint import JointConfig
 
-    torch.set_num_threads(args.threads)
-    cfg = load_config(args.config, JointConfig)
     chosen, rows = tune(args.lexical, args.acoustic, args.dev, args.train, cfg)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

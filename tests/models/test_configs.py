@@ -135,7 +135,7 @@ def test_earnings_stage7_names_existing_configs_and_stage_ones(repo_root):
     lexical, acoustic = r.stdout.split("---\n")
     names = {line.split("|")[0] for line in lexical.splitlines()}
     specs = [line.split("|") for line in acoustic.splitlines()]
-    assert {"ta_brnn_p_ted_e22", "ta_lstm_p_ted_e22", "tlstm_p_e22", "pause"} <= {s[0] for s in specs}
-    for name, conf, stage1 in specs:
+    assert {"ta_brnn_p", "ta_brnn", "ta_lstm_p", "ta_lstm", "tlstm_p_e22", "pause"} <= {s[0] for s in specs}
+    for name, conf, stage1, _overrides in specs:
         assert (repo_root / conf).is_file() and _is_training_config(repo_root / conf), conf
         assert stage1 == "" or stage1 in names, stage1
