@@ -18,6 +18,7 @@ corpus_dir=../shared/data
 nj=2
 force=false
 exp_tag=""
+models=""
 data_root=data
 exp_root=exp
 results=RESULTS.md
@@ -32,6 +33,8 @@ Options (Kaldi style, '--name value'):
   --nj N             parallel jobs for stages that split their data (default: $nj)
   --force BOOL       redo finished outputs instead of skipping them (default: $force)
   --exp-tag TAG      suffix of experiment directories, exp/<corpus>/<model>_<tag>
+  --models 'A B'     only these lexical experiments of the corpus in stages 6, 8 and 9
+                     (default: all of them; names as in recipes/<corpus>/corpus.sh)
   --data-root DIR    where data directories go (default: $data_root)
   --exp-root DIR     where experiment directories go (default: $exp_root)
   --results FILE     the results table written by stage 10 (default: $results)
@@ -55,10 +58,6 @@ Stages:
 [ -d "recipes/$corpus" ] && [ -f "recipes/$corpus/corpus.sh" ] || die "unknown corpus '$corpus' (no recipes/$corpus/corpus.sh)"
 [ -d "$corpus_dir" ] || die "corpus directory '$corpus_dir' not found (--corpus-dir)"
 
-local/setup_env.sh
-. ./path.sh
-. ./cmd.sh
-
 data=$data_root/$corpus
 exp=$exp_root/$corpus
 # Corpus settings: train_sets, valid_set, test_sets, experiments (name|config|train set|overrides),
@@ -67,7 +66,28 @@ has_audio=false
 hyp_sets=""
 # shellcheck disable=SC1090
 . "recipes/$corpus/corpus.sh"
+if [ -n "$models" ]; then
+  selected=()
+  for m in ${models//,/ }; do
+    found=false
+    for spec in "${experiments[@]}"; do
+      if [ "${spec%%|*}" = "$m" ]; then selected+=("$spec"); found=true; fi
+    done
+    $found || die "--models: recipes/$corpus/corpus.sh has no experiment '$m' (it has: $(printf '%s ' "${experiments[@]%%|*}"))"
+  done
+  experiments=("${selected[@]}")
+fi
+
+# the environment (a .venv with pinned packages, Debian tools) is built when missing
+local/setup_env.sh
+. ./path.sh
+. ./cmd.sh
 mkdir -p "$data" "$exp"
+# the options that locate an experiment, for the reproducing command written into run.cmd
+where="${exp_tag:+ --exp-tag $exp_tag}"
+[ "$data_root" = data ] || where+=" --data-root $data_root"
+[ "$exp_root" = exp ] || where+=" --exp-root $exp_root"
+[ "$corpus_dir" = ../shared/data ] || where+=" --corpus-dir $corpus_dir"
 
 # run_stage N: true when stage N is inside [stage, stop_stage]
 run_stage() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
@@ -120,7 +140,7 @@ if run_stage 6; then
       continue
     fi
     mkdir -p "$dir/log"
-    echo "$run_cmdline --stage 6 --stop-stage 6" > "$dir/run.cmd"
+    echo "./run.sh --corpus $corpus$where --models $name --stage 6 --stop-stage 9" > "$dir/run.cmd"
     log "stage 6: train $name ($config): $data/$train -> $dir/best.pt; log: $dir/log/train.log"
     # shellcheck disable=SC2086
     $train_cmd "$dir/log/train.log" python -m punct.bin.train --config "$config" \

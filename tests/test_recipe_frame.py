@@ -27,6 +27,7 @@ def test_help_lists_stages(repo_root):
         (["--nj", "0"], "--nj must be a positive integer"),
         (["--stage", "x"], "--stage/--stop-stage must be integers"),
         (["extra"], "unexpected argument 'extra'"),
+        (["--corpus", "iwslt2011", "--models", "tbrnn_2m nosuch"], "has no experiment 'nosuch' (it has: tbrnn_2m tbrnn_all"),
     ],
 )
 def test_bad_options_fail_with_one_line(repo_root, args, message):
