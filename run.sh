@@ -19,6 +19,7 @@ nj=2
 force=false
 exp_tag=""
 models=""
+train_overrides=""
 data_root=data
 exp_root=exp
 results=RESULTS.md
@@ -35,6 +36,8 @@ Options (Kaldi style, '--name value'):
   --exp-tag TAG      suffix of experiment directories, exp/<corpus>/<model>_<tag>
   --models 'A B'     only these lexical experiments of the corpus in stages 6, 8 and 9
                      (default: all of them; names as in recipes/<corpus>/corpus.sh)
+  --train-overrides 'K=V ...'  config overrides for every model trained in stages 6
+                     and 7, after the recipe's own (e.g. 'threads=1 max_epochs=3')
   --data-root DIR    where data directories go (default: $data_root)
   --exp-root DIR     where experiment directories go (default: $exp_root)
   --results FILE     the results table written by stage 10 (default: $results)
@@ -140,11 +143,11 @@ if run_stage 6; then
       continue
     fi
     mkdir -p "$dir/log"
-    echo "./run.sh --corpus $corpus$where --models $name --stage 6 --stop-stage 9" > "$dir/run.cmd"
+    echo "./run.sh --corpus $corpus$where --models $name${train_overrides:+ --train-overrides '$train_overrides'} --stage 6 --stop-stage 9" > "$dir/run.cmd"
     log "stage 6: train $name ($config): $data/$train -> $dir/best.pt; log: $dir/log/train.log"
     # shellcheck disable=SC2086
     $train_cmd "$dir/log/train.log" python -m punct.bin.train --config "$config" \
-      --train "$data/$train" --valid "$data/$valid_set" --exp "$dir" $overrides \
+      --train "$data/$train" --valid "$data/$valid_set" --exp "$dir" $overrides $train_overrides \
       || fail_with_log "$dir/log/train.log" "training $name failed"
     touch "$dir/.done"
   done

@@ -1,6 +1,6 @@
 # Stage 7 helpers: train acoustic and fusion models, decode and score them, tune and
 # run the joint decision. Sourced by a corpus's corpus.sh (recipes/earnings); they use
-# run.sh's variables ($force, $run_cmdline, $train_cmd, $decode_cmd) and local/log.sh.
+# run.sh's variables ($force, $run_cmdline, $train_cmd, $decode_cmd, $train_overrides) and local/log.sh.
 # Every output directory is skipped when finished (.done) unless --force true.
 # shellcheck shell=bash
 
@@ -14,8 +14,9 @@ acoustic_train() {
   mkdir -p "$dir/log"
   echo "$run_cmdline --stage 7 --stop-stage 7" > "$dir/run.cmd"
   log "stage 7: train $name ($config): $train -> $dir/best.pt; log: $dir/log/train.log"
+  # shellcheck disable=SC2086  # the user's overrides are words
   $train_cmd "$dir/log/train.log" python -m punct.bin.train --config "$config" \
-    --train "$train" --valid "$valid" --exp "$dir" "$@" \
+    --train "$train" --valid "$valid" --exp "$dir" "$@" ${train_overrides:-} \
     || fail_with_log "$dir/log/train.log" "training $name failed"
   touch "$dir/.done"
 }
