@@ -126,7 +126,10 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = [Path(c) for c in args.configs] if args.configs else sorted((ROOT / "conf").glob("*.yaml"))
     paths = [c for c in paths if "model" in (yaml.safe_load(c.read_text()) or {})]
+    import os
+
     rows = []
+    load_before = [round(x, 2) for x in os.getloadavg()]
     print(f"{'config':<24} {'model':<20} {'params':>11} {'train w/s':>10} {'decode w/s':>10} {'h/epoch':>8}", flush=True)
     for c in paths:
         try:
@@ -138,7 +141,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['config']:<24} {r['model']:<20} {r['params']:>11,} {r['train_wps']:>10,.0f} {r['decode_wps']:>10,.0f} "
               f"{r['epoch_hours']:>8.2f}", flush=True)
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        out = {"rows": rows, "threads": args.threads, "epoch_words": args.epoch_words, "cores": os.cpu_count(),
+               "load_before": load_before, "load_after": [round(x, 2) for x in os.getloadavg()],
+               "command": "python benchmarks/bench_models.py " + " ".join(argv if argv is not None else sys.argv[1:])}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(args.json).with_suffix(".tmp")
+        tmp.write_text(json.dumps(out, indent=1) + "\n")
+        tmp.replace(args.json)
     return 0
 
 

@@ -270,6 +270,21 @@ def render_benchmarks(exp_root: Path) -> list[str]:
         out += ["", f"Machine: {m.get('cores')} cores ({m.get('machine')}), load average before/after "
                 f"{d.get('load_before')} / {d.get('load_after')}; wall time includes starting Python and loading the model.",
                 f"Command: `{d.get('command')}`", ""]
+    mdl = exp_root / "benchmarks" / "models_speed.json"
+    if mdl.is_file():
+        d = json.loads(mdl.read_text(encoding="utf-8"))
+        rows = d.get("rows") or []
+        ew = d.get("epoch_words") or 2100000
+        out += [f"## Training and decoding speed of every model config (synthetic English-like text, "
+                f"{d.get('threads')} threads)", "",
+                f"| config | model | parameters | train words/s | decode words/s | hours per {ew / 1e6:.1f}M-word epoch |",
+                "|---|---|---|---|---|---|"]
+        for r in rows:
+            out.append(f"| {r.get('config')} | {r.get('model')} | {r.get('params'):,} | {_fmt(r.get('train_wps'), 0)} | "
+                       f"{_fmt(r.get('decode_wps'), 0)} | {_fmt(r.get('epoch_hours'), 2)} |")
+        out += ["", f"Machine: {d.get('cores')} cores; load average before/after {d.get('load_before')} / "
+                f"{d.get('load_after')} (other jobs slow these numbers down).",
+                f"Command: `{d.get('command')}`", ""]
     spd = exp_root / "benchmarks" / "audio_speed.json"
     if spd.is_file():
         d = json.loads(spd.read_text(encoding="utf-8"))

@@ -36,3 +36,24 @@ def test_missing_exp_is_an_error(tmp_path, capsys):
     assert results.main(["--exp", str(tmp_path / "none"), "--out", str(tmp_path / "R.md")]) == 1
     assert "none" in capsys.readouterr().err
     assert not (tmp_path / "R.md").exists()
+
+
+def test_benchmark_sections(tmp_path):
+    exp = tmp_path / "exp"
+    b = exp / "benchmarks"
+    b.mkdir(parents=True)
+    (b / "models_speed.json").write_text(json.dumps({
+        "rows": [{"config": "tbrnn.yaml", "model": "tbrnn", "params": 9018628, "train_wps": 2500.4, "decode_wps": 9000.0,
+                  "epoch_hours": 0.2333}], "threads": 2, "epoch_words": 2100000, "cores": 2,
+        "load_before": [0.1, 0.2, 0.3], "load_after": [1.0, 0.5, 0.4], "command": "python benchmarks/bench_models.py --json x"}))
+    (b / "restore_earnings21.json").write_text(json.dumps({
+        "machine": {"cores": 2, "machine": "x86_64"}, "load_before": [0, 0, 0], "load_after": [1, 1, 1],
+        "runs": [{"ctm": "rev/kaldi/ctm/1.ctm", "audio_minutes": 59.9, "words": 9912, "marks": {",": 8, ".": 5, "?": 1},
+                  "wall_s": 7.71, "cpu_s": 4.52, "words_per_s": 1285, "peak_rss_mb": 296, "identical_words_and_times": True}],
+        "command": "python benchmarks/bench_restore_call.py"}))
+    out = tmp_path / "RESULTS.md"
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "| tbrnn.yaml | tbrnn | 9,018,628 | 2500 | 9000 | 0.23 |" in text
+    assert "| rev/kaldi/ctm/1.ctm | 59.9 | 9912 | 7.7 | 4.5 | 1285 | 296 | 8 | 5 | 1 | yes |" in text
+    assert "Command: `python benchmarks/bench_restore_call.py`" in text
