@@ -160,7 +160,7 @@ def render(rows: list[dict[str, Any]]) -> str:
             head += [f"{c[:5]} P", f"{c[:5]} R", f"{c[:5]} F1"]
         head += ["P", "R", "F1", "SER", "Err", "2-class F1", "sent. F1"]
         if asr:
-            head += ["WER", "marks moved", "marks dropped"]
+            head += ["WER", "marks carried", "marks moved", "marks dropped"]
         head += ["epochs", "train h", "decode w/s"]
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
@@ -178,7 +178,7 @@ def render(rows: list[dict[str, Any]]) -> str:
             cells += [_fmt(_get(rep, "boundary", "f1")), _fmt(_get(rep, "sentence", "f1"))]
             if asr:
                 t = rep.get("transfer") or {}
-                cells += [_fmt(rep.get("wer")), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
+                cells += [_fmt(rep.get("wer")), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
             cells += [_fmt(tr.get("epochs"), 0), _fmt(tr.get("train_hours"), 2), _fmt(r["decode"].get("words_per_s"), 0)]
             out.append("| " + " | ".join(cells) + " |")
             cmds.append(f"[{i}] `{_row_cmd(r)}`")
@@ -188,7 +188,7 @@ def render(rows: list[dict[str, Any]]) -> str:
                 for pub in PUBLISHED[model]:
                     pc = [pub["system"], "test2011", "2.1M"] + ["-"] * (3 * len(MARK_LABELS))
                     pc += ["-", "-", _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-", "-"]
-                    pc += ["-"] * ((3 if asr else 0) + 3)
+                    pc += ["-"] * ((4 if asr else 0) + 3)
                     out.append("| " + " | ".join(pc) + " |")
         out += ["", "Commands that reproduce each row:", ""] + [f"- {c}" for c in cmds] + [""]
     return "\n".join(out) + "\n"
