@@ -39,6 +39,10 @@ PUBLISHED: dict[str, list[dict[str, Any]]] = {
 }
 
 
+#: models with nothing to train (no train_log.tsv rows of their own)
+ACOUSTIC_ONLY = {"che_pause", "joint1", "joint2"}
+
+
 def _get(d: dict, *path: str, default: Any = None) -> Any:
     for p in path:
         if not isinstance(d, dict) or p not in d:
@@ -79,6 +83,8 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
             wps = [float(r["words_per_s"]) for r in rows if r.get("words_per_s")]
             if wps:
                 info["train_wps"] = sum(wps) / len(wps)
+    done = exp_dir / "train_done.json"
+    info["stopped"] = json.loads(done.read_text(encoding="utf-8")).get("stopped") if done.is_file() else None
     for name in ("run.cmd", "cmd"):
         p = exp_dir / name
         if p.is_file():
@@ -179,7 +185,10 @@ def render(rows: list[dict[str, Any]]) -> str:
             if asr:
                 t = rep.get("transfer") or {}
                 cells += [_fmt(rep.get("wer")), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
-            cells += [_fmt(tr.get("epochs"), 0), _fmt(tr.get("train_hours"), 2), _fmt(r["decode"].get("words_per_s"), 0)]
+            epochs = _fmt(tr.get("epochs"), 0)
+            if tr.get("epochs") and not tr.get("stopped") and tr.get("model") not in ACOUSTIC_ONLY:
+                epochs += " (still training)"  # no train_done.json: the run was stopped or is going on
+            cells += [epochs, _fmt(tr.get("train_hours"), 2), _fmt(r["decode"].get("words_per_s"), 0)]
             out.append("| " + " | ".join(cells) + " |")
             cmds.append(f"[{i}] `{_row_cmd(r)}`")
             model = tr.get("model")

@@ -210,6 +210,17 @@ def _write_log(exp_dir: Path, history: list[dict[str, Any]]) -> None:
             f.write("\t".join(_fmt(row[c]) for c in LOG_COLUMNS) + "\n")
 
 
+def _write_stopped(exp_dir: Path, why: str, prog: dict[str, Any]) -> None:
+    """``train_done.json``: training has ended (why, epochs, best epoch); RESULTS.md tells
+    a finished run from one still going by it."""
+    import json
+
+    with atomic_write(exp_dir / "train_done.json") as f:
+        json.dump({"stopped": why, "epochs": prog["epoch"], "best_epoch": prog["best_epoch"],
+                   "best_valid_ppl": prog["best_ppl"]}, f, indent=1)
+        f.write("\n")
+
+
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4f}"
@@ -424,6 +435,8 @@ def train(
     why = "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
     log.info("training stopped (%s) after %d epochs; best valid ppl %.4f at epoch %d -> %s", why, prog["epoch"],
              prog["best_ppl"], prog["best_epoch"], exp_dir / "best.pt")
+    if main:
+        _write_stopped(exp_dir, why, prog)
     if world > 1:
         import torch.distributed as dist
 
@@ -523,6 +536,7 @@ def _fit(model, cfg: TrainConfig, inputs, train_dir, valid_sl: Slices, exp_dir: 
     ckpt.save(exp_dir / "best.pt", dict(payload, epoch=1, valid_ppl=ppl, valid_f1=f1))
     ckpt.save(exp_dir / "checkpoint.pt", dict(payload, progress=prog))
     _write_log(exp_dir, prog["history"])
+    _write_stopped(exp_dir, "estimated", prog)
     return prog
 
 

@@ -37,6 +37,10 @@ def test_outputs_and_best_model(tiny_data, tmp_path):
     assert "model_args:" in (exp / "config.yaml").read_text()
     model, vocab, ck = ckpt.load_model(exp / "best.pt")
     assert len(vocab) == 33 and ck["model"] == "tbrnn" and "optimizer" not in ck
+    import json
+
+    done = json.loads((exp / "train_done.json").read_text())
+    assert done["stopped"] == "max_epochs" and done["epochs"] == 2 and done["best_epoch"] in (1, 2)
 
 
 def test_resume_mid_epoch_gives_identical_weights(tiny_data, tmp_path):
