@@ -168,8 +168,8 @@ if run_stage 8; then
     [ -f "$dir/best.pt" ] || die "stage 8: $dir/best.pt not found (run stage 6 first)"
     for set in $test_sets; do
       out=$dir/decode_$set
-      if [ -f "$out/.done" ] && [ "$force" != true ]; then
-        log "stage 8: decode $name on $set: $out is finished; skipping"; continue
+      if up_to_date "$out/.done" "$dir/best.pt" && [ "$force" != true ]; then
+        log "stage 8: decode $name on $set: $out is finished and newer than its model; skipping"; continue
       fi
       # the log lives beside the decode directory, which the decoder replaces as a whole;
       # one torch thread: windows are small, and 2 threads were 30x slower on a busy machine

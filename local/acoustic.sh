@@ -33,8 +33,8 @@ acoustic_decode() {
   local dir=$1 data=$2 set=$3 ref=$4 out=$1/decode_$3
   # the log stays outside $out, which the decoder replaces as a whole
   local logf=$dir/log/decode_$set.log
-  if [ -f "$out/.done" ] && [ "$force" != true ]; then
-    log "stage 7: decode $(basename "$dir") on $set: $out is finished; skipping"
+  if up_to_date "$out/.done" "$dir/best.pt" && [ "$force" != true ]; then
+    log "stage 7: decode $(basename "$dir") on $set: $out is finished and newer than its model; skipping"
   else
     mkdir -p "$dir/log"
     log "stage 7: decode $(basename "$dir"): $data/$set -> $out; log: $logf"
@@ -49,7 +49,7 @@ acoustic_decode() {
 # joint_tune LEXICAL ACOUSTIC DEV TRAIN DIR: choose the joint decision's parameters -> DIR/joint.yaml
 joint_tune() {
   local lexical=$1 acoustic=$2 dev=$3 train=$4 dir=$5
-  if [ -f "$dir/joint.yaml" ] && [ -f "$dir/.done" ] && [ "$force" != true ]; then
+  if [ -f "$dir/joint.yaml" ] && up_to_date "$dir/.done" "$lexical" "$acoustic" && [ "$force" != true ]; then
     log "stage 7: tune the joint decision: $dir/joint.yaml is finished; skipping"; return 0
   fi
   mkdir -p "$dir/log"
@@ -69,8 +69,8 @@ joint_system() {
   echo "$run_cmdline --stage 7 --stop-stage 7" > "$dir/run.cmd"
   printf 'model: joint%s\nlexical: %s\nacoustic: %s\njoint_config: %s\n' "$stage" "$lexical" "$acoustic" "$config" \
     > "$dir/config.yaml"
-  if [ -f "$out/.done" ] && [ "$force" != true ]; then
-    log "stage 7: joint stage $stage on $set: $out is finished; skipping"
+  if up_to_date "$out/.done" "$lexical" "$acoustic" "$config" && [ "$force" != true ]; then
+    log "stage 7: joint stage $stage on $set: $out is finished and newer than its models; skipping"
   else
     log "stage 7: joint stage $stage ($lexical + $acoustic): $data/$set -> $out; log: $logf"
     $decode_cmd "$logf" python -m punct.bin.joint_decode --lexical "$lexical" --acoustic "$acoustic" \

@@ -9,3 +9,10 @@ fail_with_log() {
   [ -f "$logf" ] && tail -n 20 "$logf" >&2
   exit 1
 }
+# up_to_date MARKER INPUT...: true when the done-marker MARKER exists and is newer than
+# every INPUT (a decode made with an older best.pt is redone after more training)
+up_to_date() {
+  local marker=$1 input; shift
+  [ -f "$marker" ] || return 1
+  for input in "$@"; do [ "$marker" -nt "$input" ] || return 1; done
+}

@@ -42,3 +42,24 @@ def test_cli_lists_commands(run_py):
     assert r.returncode == 0 and "score" in r.stdout
     r = run_py("punct", "nosuch")
     assert r.returncode == 2 and "unknown command 'nosuch'" in r.stderr
+
+
+def test_up_to_date_compares_marker_with_inputs(repo_root, tmp_path):
+    """local/log.sh up_to_date: a decode is redone when its model is newer than its .done."""
+    import os
+
+    model, marker = tmp_path / "best.pt", tmp_path / ".done"
+    model.write_text("m")
+    marker.write_text("")
+    os.utime(model, (1000, 1000))
+    os.utime(marker, (2000, 2000))
+
+    def check(*files):
+        cmd = ". local/log.sh; up_to_date " + " ".join(str(f) for f in files)
+        return subprocess.run(["bash", "-c", cmd], cwd=repo_root).returncode
+
+    assert check(marker, model) == 0
+    os.utime(model, (3000, 3000))  # trained on after the decode
+    assert check(marker, model) == 1
+    assert check(tmp_path / "missing", model) == 1
+    assert check(marker) == 0
