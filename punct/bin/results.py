@@ -16,6 +16,7 @@ import csv
 import json
 import os
 import platform
+import re
 from pathlib import Path
 from typing import Any
 
@@ -78,13 +79,15 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
             rows = list(csv.DictReader(f, delimiter="\t"))
         if rows:
             info["epochs"] = len(rows)
+            ppls = [float(r["valid_ppl"]) for r in rows if r.get("valid_ppl") not in (None, "", "nan")]
+            if ppls:
+                info["best_epoch"] = 1 + ppls.index(min(ppls))
             secs = [float(r.get("seconds") or 0) for r in rows]
             info["train_hours"] = sum(secs) / 3600
             wps = [float(r["words_per_s"]) for r in rows if r.get("words_per_s")]
             if wps:
                 info["train_wps"] = sum(wps) / len(wps)
-    done = exp_dir / "train_done.json"
-    info["stopped"] = json.loads(done.read_text(encoding="utf-8")).get("stopped") if done.is_file() else None
+    info["stopped"] = _stopped(exp_dir)
     for name in ("run.cmd", "cmd"):
         p = exp_dir / name
         if p.is_file():
@@ -99,7 +102,27 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
     train_stats = exp_dir / "train_data.json"
     if train_stats.is_file():
         info["train_words"] = json.loads(train_stats.read_text()).get("words")
+    elif info.get("cmd"):  # the training data directory's own statistics (prepare.py writes stats.json)
+        m = re.search(r"--train (\S+)", info["cmd"])
+        stats = Path(m.group(1)) / "stats.json" if m else None
+        if stats is not None and stats.is_file():
+            info["train_words"] = json.loads(stats.read_text(encoding="utf-8")).get("words")
     return info
+
+
+def _stopped(exp_dir: Path) -> str | None:
+    """Why training ended ("patience", "max_epochs", "estimated"), or None while it goes on:
+    from train_done.json, or for runs older than that file from the end line of the log."""
+    done = exp_dir / "train_done.json"
+    if done.is_file():
+        return json.loads(done.read_text(encoding="utf-8")).get("stopped")
+    log_file = exp_dir / "log" / "train.log"
+    if log_file.is_file():
+        text = log_file.read_text(encoding="utf-8", errors="replace")
+        m = re.findall(r"training stopped \((\w+)\)|(estimated) \w+ on \d+ words", text)
+        if m:
+            return m[-1][0] or m[-1][1]
+    return None
 
 
 def collect(exp_root: Path) -> list[dict[str, Any]]:
@@ -186,8 +209,13 @@ def render(rows: list[dict[str, Any]]) -> str:
                 t = rep.get("transfer") or {}
                 cells += [_fmt(rep.get("wer")), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
             epochs = _fmt(tr.get("epochs"), 0)
+            notes = []
+            if tr.get("best_epoch") and tr.get("epochs", 0) > 1:
+                notes.append(f"best {tr['best_epoch']}")
             if tr.get("epochs") and not tr.get("stopped") and tr.get("model") not in ACOUSTIC_ONLY:
-                epochs += " (still training)"  # no train_done.json: the run was stopped or is going on
+                notes.append("still training")  # no end of training recorded: stopped by hand or going on
+            if notes:
+                epochs += f" ({', '.join(notes)})"
             cells += [epochs, _fmt(tr.get("train_hours"), 2), _fmt(r["decode"].get("words_per_s"), 0)]
             out.append("| " + " | ".join(cells) + " |")
             cmds.append(f"[{i}] `{_row_cmd(r)}`")
