@@ -57,3 +57,19 @@ def test_benchmark_sections(tmp_path):
     assert "| tbrnn.yaml | tbrnn | 9,018,628 | 2500 | 9000 | 0.23 |" in text
     assert "| rev/kaldi/ctm/1.ctm | 59.9 | 9912 | 7.7 | 4.5 | 1285 | 296 | 8 | 5 | 1 | yes |" in text
     assert "Command: `python benchmarks/bench_restore_call.py`" in text
+
+
+def test_training_state_from_done_file_or_log(tmp_path):
+    from punct.bin.results import _stopped, _train_info
+
+    d = tmp_path / "m"
+    (d / "log").mkdir(parents=True)
+    (d / "train_log.tsv").write_text("epoch\ttrain_loss\tvalid_ppl\tvalid_f1\tseconds\twords_per_s\n"
+                                     "1\t0.5\t1.40\t40\t100\t10\n2\t0.4\t1.35\t45\t100\t10\n3\t0.3\t1.37\t44\t100\t10\n")
+    assert _stopped(d) is None  # nothing says it ended: still training
+    info = _train_info(d)
+    assert (info["epochs"], info["best_epoch"]) == (3, 2)
+    (d / "log" / "train.log").write_text("x INFO train.py:425 training stopped (patience) after 3 epochs; best ...\n")
+    assert _stopped(d) == "patience"  # runs older than train_done.json
+    (d / "train_done.json").write_text(json.dumps({"stopped": "max_epochs"}))
+    assert _stopped(d) == "max_epochs"
