@@ -256,6 +256,13 @@ def render_asr(exp_root: Path) -> list[str]:
             "|---|---|---|---|---|---|", *rows, ""]
 
 
+def _section(title: str, header: list[str], rows: list[list[Any]], notes: list[str]) -> list[str]:
+    """A Markdown section: title, a table with HEADER and ROWS (cells as given), then NOTES lines."""
+    lines = [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return lines + [""] + list(notes) + ([""] if notes else [])
+
+
 def render_wer_checks(exp_root: Path) -> list[str]:
     """Word error rates of given ASR hypotheses scored twice: punct.score and NIST sclite (punct.bin.wer)."""
     rows = []
@@ -296,32 +303,31 @@ def render_benchmarks(exp_root: Path) -> list[str]:
     if rst.is_file():
         d = json.loads(rst.read_text(encoding="utf-8"))
         m = d.get("machine") or {}
-        out += ["## `punct restore` on a real hour-long call (Earnings-21 CTMs, default model, one process per file)", "",
-                "| CTM | audio min | words | wall s | CPU s | words/s | peak RSS MB | commas | periods | questions | "
-                "words and times unchanged |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        rows = []
         for r in d.get("runs") or []:
             mk = r.get("marks") or {}
-            out.append(f"| {r.get('ctm')} | {r.get('audio_minutes')} | {r.get('words')} | {_fmt(r.get('wall_s'), 1)} | "
-                       f"{_fmt(r.get('cpu_s'), 1)} | {r.get('words_per_s')} | {r.get('peak_rss_mb')} | {mk.get(',')} | "
-                       f"{mk.get('.')} | {mk.get('?')} | {'yes' if r.get('identical_words_and_times') else 'NO'} |")
-        out += ["", f"Machine: {m.get('cores')} cores ({m.get('machine')}), load average before/after "
-                f"{d.get('load_before')} / {d.get('load_after')}; wall time includes starting Python and loading the model.",
-                f"Command: `{d.get('command')}`", ""]
+            rows.append([r.get("ctm"), r.get("audio_minutes"), r.get("words"), _fmt(r.get("wall_s"), 1), _fmt(r.get("cpu_s"), 1),
+                         r.get("words_per_s"), r.get("peak_rss_mb"), mk.get(","), mk.get("."), mk.get("?"),
+                         "yes" if r.get("identical_words_and_times") else "NO"])
+        out += _section("`punct restore` on a real hour-long call (Earnings-21 CTMs, default model, one process per file)",
+                        ["CTM", "audio min", "words", "wall s", "CPU s", "words/s", "peak RSS MB", "commas", "periods",
+                         "questions", "words and times unchanged"], rows,
+                        [f"Machine: {m.get('cores')} cores ({m.get('machine')}), load average before/after "
+                         f"{d.get('load_before')} / {d.get('load_after')}; wall time includes starting Python and loading "
+                         "the model.", f"Command: `{d.get('command')}`"])
     mdl = exp_root / "benchmarks" / "models_speed.json"
     if mdl.is_file():
         d = json.loads(mdl.read_text(encoding="utf-8"))
         rows = d.get("rows") or []
         ew = d.get("epoch_words") or 2100000
-        out += [f"## Training and decoding speed of every model config (synthetic English-like text, "
-                f"{d.get('threads')} threads)", "",
-                f"| config | model | parameters | train words/s | decode words/s | hours per {ew / 1e6:.1f}M-word epoch |",
-                "|---|---|---|---|---|---|"]
-        for r in rows:
-            out.append(f"| {r.get('config')} | {r.get('model')} | {r.get('params'):,} | {_fmt(r.get('train_wps'), 0)} | "
-                       f"{_fmt(r.get('decode_wps'), 0)} | {_fmt(r.get('epoch_hours'), 2)} |")
-        out += ["", f"Machine: {d.get('cores')} cores; load average before/after {d.get('load_before')} / "
-                f"{d.get('load_after')} (other jobs slow these numbers down).",
-                f"Command: `{d.get('command')}`", ""]
+        out += _section(f"Training and decoding speed of every model config (synthetic English-like text, "
+                        f"{d.get('threads')} threads)",
+                        ["config", "model", "parameters", "train words/s", "decode words/s",
+                         f"hours per {ew / 1e6:.1f}M-word epoch"],
+                        [[r.get("config"), r.get("model"), f"{r.get('params'):,}", _fmt(r.get("train_wps"), 0),
+                          _fmt(r.get("decode_wps"), 0), _fmt(r.get("epoch_hours"), 2)] for r in rows],
+                        [f"Machine: {d.get('cores')} cores; load average before/after {d.get('load_before')} / "
+                         f"{d.get('load_after')} (other jobs slow these numbers down).", f"Command: `{d.get('command')}`"])
     spd = exp_root / "benchmarks" / "audio_speed.json"
     if spd.is_file():
         d = json.loads(spd.read_text(encoding="utf-8"))
