@@ -210,7 +210,10 @@ def render(rows: list[dict[str, Any]]) -> str:
                 cells += [_fmt(rep.get("wer")), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
             epochs = _fmt(tr.get("epochs"), 0)
             notes = []
-            if tr.get("best_epoch") and tr.get("epochs", 0) > 1:
+            decoded = r["decode"].get("model_epoch")
+            if decoded and tr.get("epochs", 0) > 1:
+                notes.append(f"model of epoch {decoded}")  # the checkpoint this row was decoded with
+            elif tr.get("best_epoch") and tr.get("epochs", 0) > 1:
                 notes.append(f"best {tr['best_epoch']}")
             if tr.get("epochs") and not tr.get("stopped") and tr.get("model") not in ACOUSTIC_ONLY:
                 notes.append("still training")  # no end of training recorded: stopped by hand or going on

@@ -181,7 +181,8 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
     log.info("decoded %d utterances, %d words in %.1f s (%.0f words/s)", len(utts), n_words, dt, n_words / max(dt, 1e-9))
     if stats is not None:
         stats.update(words=n_words, seconds=round(dt, 3), words_per_s=round(n_words / max(dt, 1e-9), 1),
-                     model=ck.get("model"), window=window, batch_size=batch_size, threads=torch.get_num_threads())
+                     model=ck.get("model"), model_epoch=ck.get("epoch"), window=window, batch_size=batch_size,
+                     threads=torch.get_num_threads())
     out = []
     for u, p in zip(utts, preds):
         if len(p) != len(u.words):
