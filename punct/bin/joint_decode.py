@@ -32,7 +32,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stage", type=int, choices=(1, 2), default=2, help="1: hard boundaries only; 2: and soft ones (default)")
     p.add_argument("--data", required=True, help="data directory to punctuate (text, word_times or features)")
     p.add_argument("--out", required=True, help="output directory (replaced atomically)")
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
     add_common(p)
     return p
 

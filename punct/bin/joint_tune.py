@@ -22,9 +22,10 @@ log = logging.getLogger("punct.bin.joint_tune")
 
 
 def add_model_args(p: argparse.ArgumentParser) -> None:
-    """The two models of the joint decision (shared with punct.bin.joint_decode)."""
+    """The two models of the joint decision and torch's threads (shared with punct.bin.joint_decode)."""
     p.add_argument("--lexical", required=True, help="the lexical model (a best.pt): boundaries' posterior and mark types")
     p.add_argument("--acoustic", required=True, help="the acoustic model (che_pause or che_ppe best.pt)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
 
 
 def load_joint_config(args: argparse.Namespace):
@@ -47,7 +48,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--train", required=True, help="training data directory: its labels give the expected sentence length")
     p.add_argument("--config", required=True, help="starting values and the grid (conf/joint.yaml)")
     p.add_argument("--out", required=True, help="the chosen config (YAML); the grid results go to OUT.tsv")
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
     add_common(p)
     return p
 
@@ -63,8 +63,7 @@ def _main(args: argparse.Namespace) -> int:
 
     chosen, rows = tune(args.lexical, args.acoustic, args.dev, args.train, cfg)
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(out) as f:
+    with atomic_write(out) as f:  # creates the directory
         f.write(f"# chosen by punct.bin.joint_tune on {args.dev} ({chosen.objective} F1); expected_length from {args.train}\n")
         f.write(dump_yaml(to_dict(chosen)))
     cols = ["stage", *STAGE1_KEYS, *STAGE2_KEYS, "objective", "overall_f1", "sentence_f1"]
