@@ -277,16 +277,15 @@ def render_wer_checks(exp_root: Path) -> list[str]:
         utts = ", ".join(utts) if isinstance(utts, list) else f"all {utts}"
         cmd_file = wer_path.parent / "run.cmd"
         cmd = cmd_file.read_text(encoding="utf-8").strip() if cmd_file.is_file() else ""
-        rows.append(f"| {corpus} | {hyp} | {utts} | {_fmt(ps.get('ref_words'), 0)} | {_fmt(ps.get('substitutions'), 0)} | "
-                    f"{_fmt(ps.get('deletions'), 0)} | {_fmt(ps.get('insertions'), 0)} | {_fmt(ps.get('wer'), 2)} | "
-                    f"{_fmt(sc.get('sub'), 1)} / {_fmt(sc.get('del'), 1)} / {_fmt(sc.get('ins'), 1)} | "
-                    f"{_fmt(sc.get('wer'), 1)} | `{cmd}` |")
+        rows.append([corpus, hyp, utts, _fmt(ps.get("ref_words"), 0), _fmt(ps.get("substitutions"), 0),
+                     _fmt(ps.get("deletions"), 0), _fmt(ps.get("insertions"), 0), _fmt(ps.get("wer"), 2),
+                     f"{_fmt(sc.get('sub'), 1)} / {_fmt(sc.get('del'), 1)} / {_fmt(sc.get('ins'), 1)}",
+                     _fmt(sc.get("wer"), 1), f"`{cmd}`"])
     if not rows:
         return []
-    return ["## Word error rate cross-check: punct's alignment against NIST sclite (Debian sctk)", "",
-            "| corpus | hypothesis | utterances | reference words | sub | del | ins | WER (punct score) | "
-            "sclite sub / del / ins % | WER (sclite) | command |", "|---|---|---|---|---|---|---|---|---|---|---|",
-            *rows, ""]
+    return _section("Word error rate cross-check: punct's alignment against NIST sclite (Debian sctk)",
+                    ["corpus", "hypothesis", "utterances", "reference words", "sub", "del", "ins", "WER (punct score)",
+                     "sclite sub / del / ins %", "WER (sclite)", "command"], rows, [])
 
 
 def render_benchmarks(exp_root: Path) -> list[str]:
