@@ -24,7 +24,6 @@ data_root=data
 exp_root=exp
 results=RESULTS.md
 
-run_cmdline="$0${*:+ $*}"
 help_message="Usage: $0 [options]
 Options (Kaldi style, '--name value'):
   --stage N          first stage to run (default: $stage)
@@ -34,7 +33,9 @@ Options (Kaldi style, '--name value'):
   --nj N             parallel jobs for stages that split their data (default: $nj)
   --force BOOL       redo finished outputs instead of skipping them (default: $force)
   --exp-tag TAG      suffix of experiment directories, exp/<corpus>/<model>_<tag>
-  --models 'A B'     only these lexical experiments of the corpus in stages 6, 8 and 9
+  --models 'A B'     only these experiments of the corpus: lexical ones in stages 6, 8
+                     and 9, acoustic ones in stage 7 (a joint system goes with its
+                     acoustic model; 'ppe' names the LJ Speech prosody models)
                      (default: all of them; names as in recipes/<corpus>/corpus.sh)
   --train-overrides 'K=V ...'  config overrides for every model trained in stages 6
                      and 7, after the recipe's own (e.g. 'threads=1 max_epochs=3')
@@ -69,16 +70,25 @@ has_audio=false
 hyp_sets=""
 # shellcheck disable=SC1090
 . "recipes/$corpus/corpus.sh"
+# selected NAME: true when --models is empty or names NAME (stage 7 asks it of its systems)
+selected() { [ -z "$models" ] || [[ " ${models//,/ } " == *" $1 "* ]]; }
 if [ -n "$models" ]; then
-  selected=()
+  # the names may be lexical experiments (stages 6, 8, 9) and acoustic experiments (stage 7;
+  # "ppe" stands for the LJ Speech prosody models)
+  known=("${experiments[@]%%|*}")
+  selected_lex=()
+  for spec in "${experiments[@]}"; do selected "${spec%%|*}" && selected_lex+=("$spec"); done
+  if declare -p acoustic_experiments > /dev/null 2>&1; then
+    known+=("${acoustic_experiments[@]%%|*}" ppe)
+    selected_ac=()
+    for spec in "${acoustic_experiments[@]}"; do selected "${spec%%|*}" && selected_ac+=("$spec"); done
+    acoustic_experiments=(${selected_ac[@]+"${selected_ac[@]}"})
+  fi
   for m in ${models//,/ }; do
-    found=false
-    for spec in "${experiments[@]}"; do
-      if [ "${spec%%|*}" = "$m" ]; then selected+=("$spec"); found=true; fi
-    done
-    $found || die "--models: recipes/$corpus/corpus.sh has no experiment '$m' (it has: $(printf '%s ' "${experiments[@]%%|*}"))"
+    [[ " ${known[*]} " == *" $m "* ]] \
+      || die "--models: recipes/$corpus/corpus.sh has no experiment '$m' (it has: ${known[*]})"
   done
-  experiments=("${selected[@]}")
+  experiments=(${selected_lex[@]+"${selected_lex[@]}"})
 fi
 
 # the environment (a .venv with pinned packages, Debian tools) is built when missing
@@ -92,6 +102,10 @@ where="${exp_tag:+ --exp-tag $exp_tag}"
 [ "$exp_root" = exp ] || where+=" --exp-root $exp_root"
 [ "$corpus_dir" = ../shared/data ] || where+=" --corpus-dir $corpus_dir"
 
+# stage_cmd NAME FIRST LAST: the command that redoes experiment NAME's stages (into run.cmd)
+stage_cmd() {
+  echo "./run.sh --corpus $corpus$where --models $1${train_overrides:+ --train-overrides '$train_overrides'} --stage $2 --stop-stage $3"
+}
 # run_stage N: true when stage N is inside [stage, stop_stage]
 run_stage() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
 # exp_dir NAME: the experiment directory of one model
@@ -143,7 +157,7 @@ if run_stage 6; then
       continue
     fi
     mkdir -p "$dir/log"
-    echo "./run.sh --corpus $corpus$where --models $name${train_overrides:+ --train-overrides '$train_overrides'} --stage 6 --stop-stage 9" > "$dir/run.cmd"
+    stage_cmd "$name" 6 9 > "$dir/run.cmd"
     log "stage 6: train $name ($config): $data/$train -> $dir/best.pt; log: $dir/log/train.log"
     # shellcheck disable=SC2086
     $train_cmd "$dir/log/train.log" python -m punct.bin.train --config "$config" \

@@ -1,6 +1,6 @@
 # Stage 7 helpers: train acoustic and fusion models, decode and score them, tune and
 # run the joint decision. Sourced by a corpus's corpus.sh (recipes/earnings); they use
-# run.sh's variables ($force, $run_cmdline, $train_cmd, $decode_cmd, $train_overrides) and local/log.sh.
+# run.sh's variables and functions ($force, stage_cmd, $train_cmd, $decode_cmd, $train_overrides) and local/log.sh.
 # Every output directory is skipped when finished (.done) unless --force true.
 # shellcheck shell=bash
 
@@ -12,7 +12,7 @@ acoustic_train() {
     log "stage 7: train $name: $dir is finished; skipping"; return 0
   fi
   mkdir -p "$dir/log"
-  echo "$run_cmdline --stage 7 --stop-stage 7" > "$dir/run.cmd"
+  stage_cmd "${cmd_model:-$name}" 7 7 > "$dir/run.cmd"
   log "stage 7: train $name ($config): $train -> $dir/best.pt; log: $dir/log/train.log"
   # shellcheck disable=SC2086  # the user's overrides are words
   $train_cmd "$dir/log/train.log" python -m punct.bin.train --config "$config" \
@@ -28,19 +28,20 @@ acoustic_score() {
   python -m punct score "$ref" "$out" --out-dir "$out/scoring" > /dev/null || die "scoring $out failed"
 }
 
-# acoustic_decode DIR DATA SET REF: decode DATA/SET with DIR/best.pt into DIR/decode_SET, score against REF
+# acoustic_decode DIR DATA SET REF [MODEL]: decode DATA/SET with MODEL (default DIR/best.pt)
+# into DIR/decode_SET, score against REF
 acoustic_decode() {
-  local dir=$1 data=$2 set=$3 ref=$4 out=$1/decode_$3
+  local dir=$1 data=$2 set=$3 ref=$4 model=${5:-$1/best.pt} out=$1/decode_$3
   # the log stays outside $out, which the decoder replaces as a whole
   local logf=$dir/log/decode_$set.log
-  if up_to_date "$out/.done" "$dir/best.pt" && [ "$force" != true ]; then
+  if up_to_date "$out/.done" "$model" && [ "$force" != true ]; then
     log "stage 7: decode $(basename "$dir") on $set: $out is finished and newer than its model; skipping"
   else
     mkdir -p "$dir/log"
-    log "stage 7: decode $(basename "$dir"): $data/$set -> $out; log: $logf"
-    $decode_cmd "$logf" python -m punct.bin.decode --model "$dir/best.pt" \
+    log "stage 7: decode $(basename "$dir") ($model): $data/$set -> $out; log: $logf"
+    $decode_cmd "$logf" python -m punct.bin.decode --model "$model" \
       --data "$data/$set" --out "$out" --no-score --threads 1 \
-      || fail_with_log "$logf" "decoding $set with $dir failed"
+      || fail_with_log "$logf" "decoding $set with $model failed"
     touch "$out/.done"
   fi
   acoustic_score "$dir" "$set" "$ref"
@@ -66,7 +67,9 @@ joint_system() {
   local stage=$1 lexical=$2 acoustic=$3 config=$4 dir=$5 data=$6 set=$7 ref=$8 out=$5/decode_$7
   local logf=$5/log/decode_$7.log
   mkdir -p "$dir/log"
-  echo "$run_cmdline --stage 7 --stop-stage 7" > "$dir/run.cmd"
+  local acname
+  acname=$(basename "$(dirname "$acoustic")")
+  stage_cmd "${cmd_model:-${acname%"${exp_tag:+_$exp_tag}"}}" 7 7 > "$dir/run.cmd"
   printf 'model: joint%s\nlexical: %s\nacoustic: %s\njoint_config: %s\n' "$stage" "$lexical" "$acoustic" "$config" \
     > "$dir/config.yaml"
   if up_to_date "$out/.done" "$lexical" "$acoustic" "$config" && [ "$force" != true ]; then
@@ -87,9 +90,10 @@ joint_system() {
 # with PPE too (tuned on dev). Needs ./run.sh --corpus ljspeech --stop-stage 5 first.
 acoustic_ljspeech() {
   local lj=$1 ljexp=$2 lexical=${3:-} set ref
+  local cmd_model=ppe  # what run.cmd names: run.sh --models ppe redoes these
   local sets="test test_hyp"
-  acoustic_train pause "conf/che_pause.yaml" "$lj/train" "$lj/dev" "$ljexp/pause" ${acoustic_overrides:-}
-  acoustic_train ppe "conf/che_ppe.yaml" "$lj/train" "$lj/dev" "$ljexp/ppe" ${acoustic_overrides:-}
+  acoustic_train pause "conf/che_pause.yaml" "$lj/train" "$lj/dev" "$ljexp/pause"
+  acoustic_train ppe "conf/che_ppe.yaml" "$lj/train" "$lj/dev" "$ljexp/ppe"
   for set in $sets; do
     ref=$lj/${set%_hyp}
     acoustic_decode "$ljexp/pause" "$lj" "$set" "$ref"
@@ -98,9 +102,13 @@ acoustic_ljspeech() {
   if [ -n "$lexical" ]; then
     local tag
     tag=$(basename "$(dirname "$lexical")")
+    # the lexical model alone on the same sets: the baseline of the joint decision
+    mkdir -p "$ljexp/lexical_$tag"
+    stage_cmd ppe 7 7 > "$ljexp/lexical_$tag/run.cmd"
     joint_tune "$lexical" "$ljexp/ppe/best.pt" "$lj/dev" "$lj/train" "$ljexp/joint_${tag}_ppe"
     for set in $sets; do
       ref=$lj/${set%_hyp}
+      acoustic_decode "$ljexp/lexical_$tag" "$lj" "$set" "$ref" "$lexical"
       joint_system 1 "$lexical" "$ljexp/ppe/best.pt" "$ljexp/joint_${tag}_ppe/joint.yaml" \
         "$ljexp/joint1_${tag}_ppe" "$lj" "$set" "$ref"
       joint_system 2 "$lexical" "$ljexp/ppe/best.pt" "$ljexp/joint_${tag}_ppe/joint.yaml" \

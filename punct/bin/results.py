@@ -243,6 +243,51 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def render_ablations(rows: list[dict[str, Any]], recipes: Path = ROOT / "recipes") -> list[str]:
+    """The comparison tables a recipe declares in ``recipes/<corpus>/results_ablation.tsv``:
+    one line per system, ``label<TAB>experiment<TAB>test sets<TAB>role``; role ``base`` marks
+    the row the others are compared with (the F1 gain column) on the same test set. The cells
+    come from the same report.json files as the corpus table; systems not run yet are left out."""
+    out: list[str] = []
+    by_key = {(r["corpus"], r["exp"], r["set"]): r for r in rows}
+    for spec in sorted(recipes.glob("*/results_ablation.tsv")):
+        corpus = spec.parent.name
+        lines = []
+        for n, line in enumerate(spec.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            f = line.split("\t")
+            if len(f) not in (3, 4) or not f[2].split():
+                raise PunctError("expected label<TAB>experiment<TAB>test sets[<TAB>base]", spec, n)
+            lines.append((f[0], f[1], f[2].split(), len(f) == 4 and f[3].strip() == "base"))
+        base_label = next((lab for lab, _, _, b in lines if b), "-")
+        sets: list[str] = []
+        for _, _, ss, _ in lines:
+            sets += [x for x in ss if x not in sets]
+        table, cmds = [], []
+        for test_set in sets:
+            base = next((by_key.get((corpus, e, test_set)) for _, e, ss, b in lines if b and test_set in ss), None)
+            base_f1 = _class(base["report"], "OVERALL").get("f1") if base else None
+            for label, e, ss, _ in lines:
+                r = by_key.get((corpus, e, test_set))
+                if test_set not in ss or r is None:
+                    continue
+                rep = r["report"]
+                f1 = _class(rep, "OVERALL").get("f1")
+                gain = f"{f1 - base_f1:+.1f}" if f1 is not None and base_f1 is not None and r is not base else "-"
+                cmds.append(f"[{len(cmds) + 1}] `{_row_cmd(r)}`")
+                table.append([f"{label} [{len(cmds)}]", e, test_set] + [_fmt(_class(rep, c).get("f1")) for c in MARK_LABELS]
+                             + [_fmt(_class(rep, "OVERALL").get(k)) for k in ("precision", "recall", "f1")]
+                             + [gain, _fmt(rep.get("ser")), _fmt(_get(rep, "boundary", "f1")), _fmt(rep.get("wer"))])
+        if table:
+            out += _section(f"{corpus}: what each part adds (recipes/{corpus}/results_ablation.tsv)",
+                            ["system", "experiment", "test set"] + [f"{c[:5]} F1" for c in MARK_LABELS]
+                            + ["P", "R", "F1", "F1 gain", "SER", "2-class F1", "WER"], table,
+                            [f"F1 gain: overall F1 minus that of {base_label!r} on the same test set. Commands:", ""]
+                            + [f"- {c}" for c in cmds])
+    return out
+
+
 def render_asr(exp_root: Path) -> list[str]:
     """Word error rates of the recipe's own ASR decoding (stage 3), project scorer and sclite."""
     rows = []
@@ -354,7 +399,7 @@ def _main(args: argparse.Namespace) -> int:
         raise PunctError("experiment directory not found", exp_root)
     rows = collect(exp_root)
     with atomic_write(args.out) as f:
-        f.write(render(rows) + "\n".join(render_asr(exp_root) + render_wer_checks(exp_root) + render_benchmarks(exp_root)))
+        f.write(render(rows) + "\n".join(render_ablations(rows) + render_asr(exp_root) + render_wer_checks(exp_root) + render_benchmarks(exp_root)))
     if args.print_dir:
         want = Path(args.print_dir).name
         for r in rows:

@@ -15,18 +15,16 @@ valid_set="e22_dev"
 test_sets="e21_ref e21_kaldi_libri e21_kaldi_rev"
 hyp_sets="e21_kaldi_libri e21_kaldi_rev"
 engines="amazon google microsoft speechmatics"
-# extra training overrides for every model (e.g. a smoke run: earnings_overrides="max_epochs=1")
-overrides=${earnings_overrides:-}
 # name|config|train set|config overrides
 # The Earnings models are the compact T-BRNN of conf/default.yaml (128 units, 30K
 # words): on 5.8M words the paper's 256-unit size costs 2-3x the CPU time per epoch.
 # The 256-unit T-BRNN of the paper is trained and compared on IWSLT2011.
 experiments=(
-  "tbrnn_e22|conf/default.yaml|e22_train|$overrides"  # in-domain text only (0.9M words)
+  "tbrnn_e22|conf/default.yaml|e22_train|"  # in-domain text only (0.9M words)
   # TED + Earnings-22 text; the default model of `punct restore`, shipped as models/default.pt by
   # python -m punct.bin.export --model exp/earnings/default/best.pt --out models/default.pt --half --max-mb 10
-  "default|conf/default.yaml|ted_e22|$overrides"
-  "tlstm_ted_e22|conf/tlstm.yaml|ted_e22|$overrides"  # stage one of TA-LSTM(-p)
+  "default|conf/default.yaml|ted_e22|"
+  "tlstm_ted_e22|conf/tlstm.yaml|ted_e22|"  # stage one of TA-LSTM(-p)
 )
 # stage 7: name|config|stage-one experiment (empty: a single-stage model)|config overrides,
 # trained on e22_train (pause-annotated speech), validated on e22_dev
@@ -118,10 +116,10 @@ corpus_train_acoustic() {
       [ -f "$(exp_dir "$stage1")/best.pt" ] || die "stage 7: $name builds on $(exp_dir "$stage1")/best.pt: run stage 6 first"
       # shellcheck disable=SC2086
       acoustic_train "$name" "$config" "$data/e22_train" "$data/$valid_set" "$dir" \
-        "init_from=$(exp_dir "$stage1")/best.pt" $extra $overrides
+        "init_from=$(exp_dir "$stage1")/best.pt" $extra
     else
       # shellcheck disable=SC2086
-      acoustic_train "$name" "$config" "$data/e22_train" "$data/$valid_set" "$dir" $extra $overrides
+      acoustic_train "$name" "$config" "$data/e22_train" "$data/$valid_set" "$dir" $extra
     fi
     for set in $acoustic_test_sets; do
       acoustic_decode "$dir" "$data" "$set" "$(corpus_score_ref "$data" "$set")"
@@ -129,6 +127,7 @@ corpus_train_acoustic() {
   done
   for spec in $joint_systems; do
     IFS='|' read -r lex ac <<< "$spec"
+    selected "$ac" || continue  # run.sh --models: a joint system goes with its acoustic model
     tag=${lex}_${ac}
     joint_tune "$(exp_dir "$lex")/best.pt" "$(exp_dir "$ac")/best.pt" "$data/$valid_set" "$data/e22_train" \
       "$(exp_dir "joint_$tag")"
@@ -141,8 +140,10 @@ corpus_train_acoustic() {
   done
   # PPE needs pitch and energy, so audio: it runs on LJ Speech when its stages 1-5 are done
   local lj=${data%/*}/ljspeech
-  if [ -f "$lj/train/prosody.done" ] && [ -f "$lj/dev/prosody.done" ] && [ -f "$lj/test/prosody.done" ]; then
-    acoustic_overrides=$overrides acoustic_ljspeech "$lj" "${exp%/*}/ljspeech" "$(exp_dir "${joint_systems%%|*}")/best.pt"
+  if ! selected ppe; then
+    log "stage 7: PPE on LJ Speech: not among --models; skipping"
+  elif [ -f "$lj/train/prosody.done" ] && [ -f "$lj/dev/prosody.done" ] && [ -f "$lj/test/prosody.done" ]; then
+    acoustic_ljspeech "$lj" "${exp%/*}/ljspeech" "$(exp_dir "${joint_systems%%|*}")/best.pt"
   else
     log "stage 7: PPE (pause, pitch, energy) needs audio; Earnings has none and $lj has no prosody features:" \
       "run ./run.sh --corpus ljspeech --stop-stage 5 (same --data-root), then this stage again"

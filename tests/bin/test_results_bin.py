@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from punct.bin import results
+from punct.errors import PunctError
 
 
 def test_wer_cross_check_section(tmp_path):
@@ -73,3 +76,35 @@ def test_training_state_from_done_file_or_log(tmp_path):
     assert _stopped(d) == "patience"  # runs older than train_done.json
     (d / "train_done.json").write_text(json.dumps({"stopped": "max_epochs"}))
     assert _stopped(d) == "max_epochs"
+
+
+def _report(comma, period, question, overall, ser=50.0):
+    return {"classes": {"COMMA": {"f1": comma}, "PERIOD": {"f1": period}, "QUESTION": {"f1": question},
+                        "OVERALL": {"precision": overall + 1, "recall": overall - 1, "f1": overall}},
+            "ser": ser, "boundary": {"f1": overall + 10}, "wer": 16.3}
+
+
+def test_ablation_table_from_the_recipe_spec(tmp_path):
+    """recipes/<corpus>/results_ablation.tsv orders the systems; the F1 gain is over the base row
+    of the same test set; systems not run yet are left out; a malformed line names file and line."""
+    exp, recipes = tmp_path / "exp", tmp_path / "recipes"
+    for name, set_name, rep in [("lex", "hyp", _report(50, 60, 10, 55.0)), ("joint", "hyp", _report(51, 66, 10, 58.5)),
+                                ("lex", "hyp2", _report(20, 30, 0, 25.0)), ("engine", "own", _report(40, 50, 5, 45.0))]:
+        d = exp / "c" / name / f"decode_{set_name}" / "scoring"
+        d.mkdir(parents=True)
+        (d / "report.json").write_text(json.dumps(rep))
+        (exp / "c" / name / "run.cmd").write_text(f"./run.sh --corpus c --models {name} --stage 6 --stop-stage 6\n")
+    (recipes / "c").mkdir(parents=True)
+    spec = recipes / "c" / "results_ablation.tsv"
+    spec.write_text("# label\texperiment\tsets\trole\nlexical\tlex\thyp hyp2\tbase\nnot run yet\tppe\thyp\n"
+                    "joint\tjoint\thyp hyp2\nengine\tengine\town\n")
+    text = "\n".join(results.render_ablations(results.collect(exp), recipes))
+    lines = [x for x in text.splitlines() if x.startswith("| ")]
+    assert lines[1] == "| lexical [1] | lex | hyp | 50.0 | 60.0 | 10.0 | 56.0 | 54.0 | 55.0 | - | 50.0 | 65.0 | 16.3 |"
+    assert lines[2].startswith("| joint [2] | joint | hyp | 51.0 | 66.0 | 10.0 | 59.5 | 57.5 | 58.5 | +3.5 |")
+    assert lines[3].startswith("| lexical [3] | lex | hyp2 |") and lines[4].startswith("| engine [4] | engine | own |")
+    assert len(lines) == 5 and "not run yet" not in text
+    assert "[2] `./run.sh --corpus c --models joint --stage 6 --stop-stage 9`" in text
+    spec.write_text("lexical\tlex\n")
+    with pytest.raises(PunctError, match="results_ablation.tsv"):
+        results.render_ablations(results.collect(exp), recipes)
