@@ -70,6 +70,10 @@ class TrainConfig:
     init_from: str = ""
     #: keep the stage-one model of ``init_from`` fixed (its weights never change)
     freeze: bool = False
+    #: with ``freeze``: keep the fixed stage one's hidden states of the training and
+    #: validation slices in memory, up to this many MB, so every epoch after the first runs
+    #: the second stage only (0 = recompute them in every batch; speed only)
+    stage1_cache_mb: int = 4096
 
     def check(self) -> None:
         if self.optimizer not in ("adagrad", "adam", "adamw", "sgd"):
@@ -91,6 +95,8 @@ class TrainConfig:
             raise ValueError(f"features names a set twice: {self.features}")
         if self.freeze and not self.init_from:
             raise ValueError("freeze needs init_from (the stage-one model to keep fixed)")
+        if self.stage1_cache_mb < 0:
+            raise ValueError(f"stage1_cache_mb must be >= 0, got {self.stage1_cache_mb}")
         for name in ("batch_size", "slice_length", "min_count", "max_epochs", "threads", "valid_batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")

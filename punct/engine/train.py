@@ -63,7 +63,7 @@ from punct.models import SPECIALS, build_model, get_model_class, resolved_model_
 log = logging.getLogger(__name__)
 
 #: config keys that may change when a run is resumed (they do not change what is learnt)
-RESUMABLE_CHANGES = {"max_epochs", "patience", "threads", "checkpoint_minutes", "valid_batch_size"}
+RESUMABLE_CHANGES = {"max_epochs", "patience", "threads", "checkpoint_minutes", "valid_batch_size", "stage1_cache_mb"}
 
 LOG_COLUMNS = ("epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s")
 
@@ -315,6 +315,8 @@ def train(
                  ", kept fixed" if cfg.freeze else ", trained on")
     if cfg.freeze:
         model.freeze_stage1()
+        if cfg.stage1_cache_mb:
+            model.cache_stage1(cfg.stage1_cache_mb)
     payload_extra = {"inputs": inputs.state(),
                      "vocab": inputs.vocab.to_list() if isinstance(inputs, WordInputs) else []}
     if second_stage:

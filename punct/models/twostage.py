@@ -93,6 +93,42 @@ class TwoStage(nn.Module):
     def stage1_frozen(self) -> bool:
         return not any(p.requires_grad for p in self.stage1.parameters())
 
+    def cache_stage1(self, max_mb: float) -> None:
+        """Remember the fixed stage one's hidden states of every row seen, up to MAX_MB
+        (training: the same slices come back every epoch, so later epochs run stage two only).
+        A row's states depend on its words alone (each row is read within its own length), so
+        a row's ids are its key. Only for a frozen stage one; ``cache_stage1(0)`` turns it off."""
+        if max_mb and not self.stage1_frozen:
+            raise ValueError("cache_stage1 needs a frozen stage one (freeze_stage1)")
+        self._h1_cache: dict[bytes, torch.Tensor] | None = {} if max_mb else None
+        self._h1_cache_left = int(max_mb * 2**20)
+        self.h1_cache_hits = self.h1_cache_misses = 0
+
+    def _stage1_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if not self.stage1_frozen:
+            return self.stage1.hidden_states(ids, mask)
+        cache = getattr(self, "_h1_cache", None)
+        if cache is None:
+            with torch.no_grad():
+                return self.stage1.hidden_states(ids, mask)
+        lengths = mask.sum(1).tolist()
+        keys = [ids[b, :n].numpy().tobytes() for b, n in enumerate(lengths)]
+        if all(k in cache for k in keys):
+            self.h1_cache_hits += len(keys)
+            h1 = torch.zeros(*ids.shape, self.stage1.hidden_dim)
+            for b, (k, n) in enumerate(zip(keys, lengths)):
+                h1[b, :n] = cache[k]
+            return h1
+        with torch.no_grad():
+            h1 = self.stage1.hidden_states(ids, mask)
+        self.h1_cache_misses += len(keys)
+        for b, (k, n) in enumerate(zip(keys, lengths)):
+            size = n * h1.shape[-1] * h1.element_size()
+            if k not in cache and size <= self._h1_cache_left:
+                cache[k] = h1[b, :n].clone()
+                self._h1_cache_left -= size
+        return h1
+
     def train(self, mode: bool = True) -> "TwoStage":
         super().train(mode)
         if self.stage1_frozen:
@@ -103,11 +139,7 @@ class TwoStage(nn.Module):
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
                 feat_missing: torch.Tensor | None = None) -> torch.Tensor:
         """ids, mask ``[B,T]`` (+ feats ``[B,T,F]``, feat_missing ``[B,T]``) -> logits ``[B,T,len(LABELS)]``."""
-        if self.stage1_frozen:
-            with torch.no_grad():
-                h1 = self.stage1.hidden_states(ids, mask)
-        else:
-            h1 = self.stage1.hidden_states(ids, mask)
+        h1 = self._stage1_states(ids, mask)
         x = h1
         if self.feature_names:
             if feats is None:

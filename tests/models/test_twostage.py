@@ -138,3 +138,43 @@ def test_tlstm_p_ignores_missing_words_feature_values():
         h[:, 4] += 5
         a, b = m(ids, mask, f, missing), m(ids, mask, h, missing)
     assert torch.equal(a[:, :4], b[:, :4]) and not torch.allclose(a[:, 4], b[:, 4])
+
+
+@pytest.mark.parametrize("family,conf", [("tbrnn", "ta_brnn_p"), ("tlstm", "ta_lstm_p")])
+def test_stage1_cache_trains_the_same_model(repo_root, tiny_model_data, stage1_models, tmp_path, family, conf):
+    """The fixed stage one's states, kept from the first epoch (stage1_cache_mb), give the
+    training they replace: the same second stage after two epochs as recomputing them."""
+    weights = {}
+    for mb in (0, 64):
+        exp = tmp_path / f"exp{mb}"
+        train_ta(repo_root / f"conf/{conf}.yaml", stage1_models[family], tiny_model_data, exp,
+                 f"stage1_cache_mb={mb}", "max_epochs=2")
+        weights[mb] = ckpt.load(exp / "checkpoint.pt")["state_dict"]
+    for k, v in weights[0].items():
+        assert torch.allclose(weights[64][k], v, atol=1e-5), k
+
+
+def test_stage1_cache_hits_on_rows_seen_and_respects_its_bound(stage1_models):
+    from punct.models import build_model
+
+    st1 = ckpt.load(stage1_models["tbrnn"])
+    m = build_model("ta_brnn", {"hidden_size": 4, "stage1": {"model": "tbrnn", "model_args": st1["model_args"]}},
+                    len(st1["vocab"]))
+    with pytest.raises(ValueError, match="frozen"):
+        m.cache_stage1(1)
+    m.freeze_stage1()
+    m.cache_stage1(1)
+    ids = torch.randint(3, 20, (3, 7))
+    mask = torch.ones(3, 7, dtype=torch.bool)
+    mask[1, 5:] = False
+    first = m(ids, mask)
+    assert (m.h1_cache_hits, m.h1_cache_misses) == (0, 3)
+    ids2 = ids.clone()
+    ids2[1, 5:] = 9  # padding is not part of a row
+    again = m(ids2[[2, 0, 1]], mask[[2, 0, 1]])
+    assert (m.h1_cache_hits, m.h1_cache_misses) == (3, 3)
+    assert torch.allclose(again[[1, 2, 0]][mask], first[mask], atol=1e-6)
+    m.cache_stage1(1e-4)  # 104 bytes: not even one row of 7 x hidden_dim floats
+    m(ids, mask)
+    m(ids, mask)
+    assert m.h1_cache_hits == 0 and not m._h1_cache
