@@ -23,8 +23,13 @@ class TrainConfig:
     #: L2 weight decay (adamw: decoupled)
     weight_decay: float = 0.0
     #: constant | linear (linear warm-up over warmup_steps, then linear decay to 0 at max_epochs)
+    #: | halving (Mikolov's "newbob", as the T-LSTM reference implementation trains: constant
+    #: until an epoch improves the validation log-perplexity by less than halving_threshold,
+    #: then the rate halves every epoch and training stops at the next such epoch)
     lr_schedule: str = "constant"
     warmup_steps: int = 0
+    #: lr_schedule halving: an epoch "improves" when log(best ppl) >= threshold * log(new ppl)
+    halving_threshold: float = 1.003
     #: max L2 norm of the whole gradient (0: no clipping)
     clip_norm: float = 2.0
     #: slices per mini-batch
@@ -78,8 +83,10 @@ class TrainConfig:
     def check(self) -> None:
         if self.optimizer not in ("adagrad", "adam", "adamw", "sgd"):
             raise ValueError(f"optimizer must be adagrad, adam, adamw or sgd, got {self.optimizer!r}")
-        if self.lr_schedule not in ("constant", "linear"):
-            raise ValueError(f"lr_schedule must be constant or linear, got {self.lr_schedule!r}")
+        if self.lr_schedule not in ("constant", "linear", "halving"):
+            raise ValueError(f"lr_schedule must be constant, linear or halving, got {self.lr_schedule!r}")
+        if self.halving_threshold < 1.0:
+            raise ValueError(f"halving_threshold must be >= 1, got {self.halving_threshold}")
         for name in ("warmup_steps", "epoch_slices", "valid_slices"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")

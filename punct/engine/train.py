@@ -83,7 +83,7 @@ def make_optimizer(cfg: TrainConfig, params) -> torch.optim.Optimizer:
 
 def lr_at(cfg: TrainConfig, step: int, total_steps: int) -> float:
     """Learning rate of optimizer step ``step`` (0-based) under ``cfg.lr_schedule``."""
-    if cfg.lr_schedule == "constant":
+    if cfg.lr_schedule in ("constant", "halving"):  # halving: scaled per epoch by train()
         return cfg.lr
     warm = cfg.warmup_steps
     if step < warm:
@@ -357,8 +357,11 @@ def train(
     n_epoch = min(len(train_sl), cfg.epoch_slices) if cfg.epoch_slices else len(train_sl)
     last_save = time.monotonic()
     interval = cfg.checkpoint_minutes * 60.0
-    while prog["epoch"] < cfg.max_epochs and prog["bad_epochs"] < cfg.patience:
+    while prog["epoch"] < cfg.max_epochs and prog["bad_epochs"] < cfg.patience and not prog.get("halved_out"):
         epoch = prog["epoch"]
+        if cfg.lr_schedule == "halving":
+            for group in opt.param_groups:
+                group["lr"] = cfg.lr * prog.get("lr_scale", 1.0)
         batches = epoch_order(len(train_sl), cfg.batch_size, cfg.seed, epoch)
         if n_epoch < len(train_sl):  # a random subset: the first n_epoch slices of this epoch's permutation
             batches = epoch_order(n_epoch, cfg.batch_size, cfg.seed, epoch, shuffle=False)
@@ -388,7 +391,7 @@ def train(
             if n:
                 if cfg.clip_norm > 0:
                     torch.nn.utils.clip_grad_norm_(params, cfg.clip_norm)
-                if cfg.lr_schedule != "constant":
+                if cfg.lr_schedule == "linear":
                     for group in opt.param_groups:
                         group["lr"] = lr_at(cfg, epoch * len(batches) + b, total_steps)
                 opt.step()
@@ -419,6 +422,8 @@ def train(
                "valid_f1": f1, "seconds": round(prog["seconds"], 1),
                "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
         improved = ppl < prog["best_ppl"]
+        if cfg.lr_schedule == "halving":
+            _halving_step(cfg, prog, ppl, improved, model, exp_dir / "best.pt")
         log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f, %.0f s, %.0f words/s", row["epoch"],
                  row["train_loss"], ppl, " (best)" if improved else "", f1, row["seconds"], row["words_per_s"])
         prog["history"] = prog["history"] + [row]
@@ -434,7 +439,7 @@ def train(
         if main:
             _write_log(exp_dir, prog["history"])
 
-    why = "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
+    why = "halving" if prog.get("halved_out") else "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
     log.info("training stopped (%s) after %d epochs; best valid ppl %.4f at epoch %d -> %s", why, prog["epoch"],
              prog["best_ppl"], prog["best_epoch"], exp_dir / "best.pt")
     if main:
@@ -444,6 +449,29 @@ def train(
 
         dist.barrier()
     return prog
+
+
+def _halving_step(cfg: TrainConfig, prog: dict[str, Any], ppl: float, improved: bool, model: torch.nn.Module,
+                  best_path: Path) -> None:
+    """lr_schedule halving after an epoch of validation perplexity PPL (Mikolov's recipe, as
+    the T-LSTM reference implementation ottokart/punctuator trains): the first epoch that
+    improves log-perplexity by less than the threshold starts the halving (going back to the
+    best weights if it got worse); from then on the rate halves every epoch, and the next
+    such epoch ends training."""
+    small = math.log(ppl) * cfg.halving_threshold > math.log(prog["best_ppl"])
+    if small and prog.get("halving"):
+        prog["halved_out"] = True
+        log.info("lr halving: epoch %d improved by less than %.3g in log-perplexity again; stopping",
+                 prog["epoch"] + 1, cfg.halving_threshold)
+        return
+    if small:
+        prog["halving"] = True
+        if not improved and best_path.is_file():
+            model.load_state_dict(ckpt.load(best_path)["state_dict"])
+            log.info("lr halving starts; back to the weights of epoch %d", prog["best_epoch"])
+    if prog.get("halving"):
+        prog["lr_scale"] = prog.get("lr_scale", 1.0) / 2
+        log.info("lr halving: the learning rate is now %.4g", cfg.lr * prog["lr_scale"])
 
 
 def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int) -> float:

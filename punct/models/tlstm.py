@@ -41,9 +41,16 @@ class TLSTM(nn.Module):
         hidden_size: int = 256
         #: dropout on the projection and on the LSTM output (the paper used none)
         dropout: float = 0.0
+        #: the projection layer's activation: linear (an embedding) or tanh (as the reference
+        #: implementation ottokart/punctuator, which applies tanh to the projected word)
+        projection: str = "linear"
 
-    def __init__(self, vocab_size: int, embedding_dim: int = 256, hidden_size: int = 256, dropout: float = 0.0):
+    def __init__(self, vocab_size: int, embedding_dim: int = 256, hidden_size: int = 256, dropout: float = 0.0,
+                 projection: str = "linear"):
         super().__init__()
+        if projection not in ("linear", "tanh"):
+            raise ValueError(f"projection must be linear or tanh, got {projection!r}")
+        self.projection = projection
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID)
         self.lstm = nn.LSTM(embedding_dim, hidden_size, batch_first=True)
         self.drop = nn.Dropout(dropout)
@@ -58,12 +65,17 @@ class TLSTM(nn.Module):
         """ids ``[B,T]``, mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``."""
         return self.out(self.drop(self.hidden_states(ids, mask)))
 
+    def project(self, x: torch.Tensor) -> torch.Tensor:
+        """The projection layer: the words' embeddings, through tanh if so configured."""
+        e = self.embedding(x)
+        return torch.tanh(e) if self.projection == "tanh" else e
+
     def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """h_{t+1} ``[B,T,H]``, the LSTM state that decides the mark after word t (the
         input of ``out``): what a two-stage model reads."""
         lengths = mask.sum(1)
         x = append_token(ids.masked_fill(~mask, PAD_ID), lengths, EOS_ID, PAD_ID)  # [B,T+1]
-        h = self.lstm(self.drop(self.embedding(x)))[0]  # causal: padding after a row never reaches it
+        h = self.lstm(self.drop(self.project(x)))[0]  # causal: padding after a row never reaches it
         return h[:, 1:]  # h_{t+1}: has read word t+1
 
 
@@ -89,8 +101,8 @@ class TLSTMPause(TLSTM):
         feature_names: list = field(default_factory=list)
 
     def __init__(self, vocab_size: int, embedding_dim: int = 256, hidden_size: int = 256, dropout: float = 0.0,
-                 feature_names: list | tuple = ()):
-        super().__init__(vocab_size, embedding_dim, hidden_size, dropout)
+                 feature_names: list | tuple = (), projection: str = "linear"):
+        super().__init__(vocab_size, embedding_dim, hidden_size, dropout, projection)
         if not feature_names:
             raise ValueError("tlstm_p reads per-word features: set features (e.g. [pause]) in its config")
         self.feature_names = list(feature_names)
@@ -109,5 +121,5 @@ class TLSTMPause(TLSTM):
         x = append_token(ids.masked_fill(~mask, PAD_ID), lengths, EOS_ID, PAD_ID)  # [B,T+1]
         a = acoustic_inputs(feats, feat_missing)  # [B,T,F+1]
         a = torch.nn.functional.pad(a, (0, 0, 1, 0))  # step i reads word i-1's features
-        h = self.lstm(torch.cat([self.drop(self.embedding(x)), a], -1))[0]
+        h = self.lstm(torch.cat([self.drop(self.project(x)), a], -1))[0]
         return h[:, 1:]

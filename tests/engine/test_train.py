@@ -73,3 +73,35 @@ def test_resume_refuses_changed_model(tiny_data, tmp_path):
     train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "e")
     with pytest.raises(PunctError, match="hidden_size"):
         train(tiny_cfg("model_args.hidden_size=4"), tr, dev, tmp_path / "e")
+
+
+def test_halving_schedule_halves_then_stops(tiny_data, tmp_path):
+    """lr_schedule halving (Mikolov): epoch 2 counts as no real gain under a huge threshold,
+    so the rate halves; epoch 3 again, so training stops there, saying why."""
+    import json
+
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    prog = train(tiny_cfg("lr_schedule=halving", "halving_threshold=100", "max_epochs=10"), tr, dev, exp)
+    assert prog["epoch"] == 3 and prog["halving"] and prog["halved_out"] and prog["lr_scale"] == 0.5
+    assert json.loads((exp / "train_done.json").read_text())["stopped"] == "halving"
+    ck = ckpt.load(exp / "checkpoint.pt")
+    assert ck["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.02 * 0.5)
+
+
+def test_halving_step_goes_back_to_the_best_weights(tmp_path):
+    from punct.engine.train import _halving_step
+
+    cfg = TrainConfig(lr_schedule="halving")
+    model = torch.nn.Linear(2, 2)
+    best = {k: torch.zeros_like(v) for k, v in model.state_dict().items()}
+    from punct.labels import LABELS
+
+    ckpt.save(tmp_path / "best.pt", {"state_dict": best, "labels": list(LABELS)})
+    prog = {"epoch": 4, "best_ppl": 1.30, "best_epoch": 4}
+    _halving_step(cfg, prog, 1.20, True, model, tmp_path / "best.pt")  # a real gain: nothing changes
+    assert "halving" not in prog and model.weight.abs().sum() > 0
+    _halving_step(cfg, prog, 1.35, False, model, tmp_path / "best.pt")  # worse: halve, back to the best weights
+    assert prog["halving"] and prog["lr_scale"] == 0.5 and model.weight.abs().sum() == 0
+    _halving_step(cfg, prog, 1.2999, True, model, tmp_path / "best.pt")  # a gain under 0.3% of log-ppl: stop
+    assert prog["halved_out"] and prog["lr_scale"] == 0.5

@@ -24,6 +24,18 @@ def test_tlstm_reads_one_word_ahead_and_no_further():
     assert not torch.allclose(y[0, 3], y2[0, 3])  # output 3 (the mark after word 3) has
 
 
+def test_tlstm_tanh_projection_bounds_the_lstm_input():
+    import pytest
+
+    torch.manual_seed(0)
+    m = _randomize(build_model("tlstm", {"embedding_dim": 6, "hidden_size": 5, "projection": "tanh"}, 30))
+    x = torch.randint(3, 30, (2, 8))
+    assert torch.equal(m.project(x), torch.tanh(m.embedding(x)))
+    assert m.projection == "tanh" and build_model("tlstm", {}, 30).projection == "linear"
+    with pytest.raises(ValueError, match="projection"):
+        build_model("tlstm", {"projection": "relu"}, 30)
+
+
 def test_drnn_lwma_padding_does_not_leak():
     torch.manual_seed(0)
     m = _randomize(build_model("drnn_lwma", {"embedding_dim": 6, "hidden_size": 4, "num_layers": 2,
