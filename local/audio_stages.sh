@@ -21,6 +21,22 @@ audio_jobs() {
 # audio_force_opt: --force for the Python stages when run.sh was given --force true
 audio_force_opt() { [ "$force" = true ] && echo "--force" || true; }
 
+# audio_parallel STAGE WHAT MODULE CONFIG SRC DIR N [MERGE OPTION...]: split the data
+# directory SRC into N parts, run "python -m MODULE --config CONFIG" on each part (through
+# $decode_cmd, logs DIR/log/WHAT.JOB.log) into DIR/part.JOB, then merge the parts into DIR
+audio_parallel() {
+  local stage=$1 what=$2 module=$3 config=$4 src=$5 dir=$6 n=$7
+  shift 7
+  rm -f "$dir/.done"
+  python -m punct.bin.datadir_tools split --nj "$n" "$src" || die "stage $stage: splitting $src failed"
+  # shellcheck disable=SC2046
+  $decode_cmd JOB=1:"$n" "$dir/log/$what.JOB.log" python -m "$module" --config "$config" \
+    --data "$src/split$n/JOB" --out-dir "$dir/part.JOB" $(audio_force_opt) \
+    || die "stage $stage: $what of $src failed (logs: $dir/log/$what.*.log)"
+  python -m "$module" --config "$config" --merge "$n" --data "$src" --out-dir "$dir" "$@" \
+    || die "stage $stage: merging $dir failed"
+}
+
 # audio_align DATA NJ SET...: stage 2, forced alignment of the reference transcripts
 audio_align() {
   local data=$1 nj=$2 set dir n
@@ -33,14 +49,8 @@ audio_align() {
     n=$(audio_jobs "$data/$set" "$nj")
     log "stage 2: forced alignment: $data/$set (wav.scp, text) -> $data/$set/word_times," \
       "$dir/{words.ctm,phones.ctm,textgrid/}; $n jobs, logs: $dir/log/align.*.log"
-    rm -f "$dir/.done"
     python -m punct.bin.align --config conf/align.yaml --prepare-lts --data "$data/$set" || die "stage 2: letter-to-sound preparation failed"
-    python -m punct.bin.datadir_tools split --nj "$n" "$data/$set" || die "stage 2: splitting $data/$set failed"
-    # shellcheck disable=SC2046
-    $decode_cmd JOB=1:"$n" "$dir/log/align.JOB.log" python -m punct.bin.align --config conf/align.yaml \
-      --data "$data/$set/split$n/JOB" --out-dir "$dir/part.JOB" $(audio_force_opt) \
-      || die "stage 2: alignment of $set failed (logs: $dir/log/align.*.log)"
-    python -m punct.bin.align --merge "$n" --data "$data/$set" --out-dir "$dir" || die "stage 2: merging $dir failed"
+    audio_parallel 2 align punct.bin.align conf/align.yaml "$data/$set" "$dir" "$n"
   done
 }
 
@@ -57,14 +67,7 @@ audio_decode() {
     n=$(audio_jobs "$data/$set" "$nj")
     log "stage 3: ASR decoding: $data/$set (wav.scp) -> $hyp/{text,word_times,word_conf,ctm}," \
       "WER in $dir/scoring/; $n jobs, logs: $dir/log/decode.*.log"
-    rm -f "$dir/.done"
-    python -m punct.bin.datadir_tools split --nj "$n" "$data/$set" || die "stage 3: splitting $data/$set failed"
-    # shellcheck disable=SC2046
-    $decode_cmd JOB=1:"$n" "$dir/log/decode.JOB.log" python -m punct.bin.asr_decode --config conf/asr.yaml \
-      --data "$data/$set/split$n/JOB" --out-dir "$dir/part.JOB" $(audio_force_opt) \
-      || die "stage 3: decoding of $set failed (logs: $dir/log/decode.*.log)"
-    python -m punct.bin.asr_decode --merge "$n" --data "$data/$set" --out-dir "$dir" --hyp-dir "$hyp" \
-      || die "stage 3: merging $dir failed"
+    audio_parallel 3 decode punct.bin.asr_decode conf/asr.yaml "$data/$set" "$dir" "$n" --hyp-dir "$hyp"
   done
 }
 
@@ -90,14 +93,7 @@ audio_features() {
       n=$(audio_jobs "$data/$d" "$nj")
       log "stage 4: pitch/energy features: $data/$d (wav.scp, word_times) -> $data/$d/prosody.{ark,scp,names};" \
         "$n jobs, logs: $dir/log/prosody.*.log"
-      rm -f "$dir/.done"
-      python -m punct.bin.datadir_tools split --nj "$n" "$data/$d" || die "stage 4: splitting $data/$d failed"
-      # shellcheck disable=SC2046
-      $decode_cmd JOB=1:"$n" "$dir/log/prosody.JOB.log" python -m punct.bin.prosody_feats --config conf/prosody.yaml \
-        --data "$data/$d/split$n/JOB" --out-dir "$dir/part.JOB" $(audio_force_opt) \
-        || die "stage 4: pitch/energy features of $d failed (logs: $dir/log/prosody.*.log)"
-      python -m punct.bin.prosody_feats --config conf/prosody.yaml --merge "$n" --data "$data/$d" --out-dir "$dir" \
-        || die "stage 4: merging $dir failed"
+      audio_parallel 4 prosody punct.bin.prosody_feats conf/prosody.yaml "$data/$d" "$dir" "$n"
     done
   done
 }
