@@ -100,13 +100,47 @@ class _AdditiveScores(torch.autograd.Function):
         return dP, dQ, dw, None
 
 
-def additive_scores(P: torch.Tensor, Q: torch.Tensor, w: torch.Tensor, block: int = 1 << 20) -> torch.Tensor:
+#: from this many ``[B,T,J,A]`` values on, the compiled kernel (punct.models.fastops) computes
+#: the scores; below it the tensor version (small models never build the kernel)
+EXT_MIN_VALUES = 1 << 24
+
+
+class _AdditiveScoresExt(torch.autograd.Function):
+    """``_AdditiveScores`` through the compiled kernel of punct.models.fastops."""
+
+    @staticmethod
+    def forward(ctx, P, Q, w, ext):
+        ctx.save_for_backward(P, Q, w)
+        ctx.ext = ext
+        return ext.scores_forward(P, Q, w)
+
+    @staticmethod
+    def backward(ctx, G):
+        P, Q, w = ctx.saved_tensors
+        dP, dQ, dw = ctx.ext.scores_backward(P, Q, w, G.contiguous())
+        return dP, dQ, dw, None
+
+
+def additive_scores(P: torch.Tensor, Q: torch.Tensor, w: torch.Tensor, block: int = 1 << 20,
+                    compiled: bool | None = None) -> torch.Tensor:
     """Scores ``[B,T,J]`` of additive attention: ``w . tanh(P[b,j] + Q[b,t])``.
 
     P ``[B,J,A]`` is the projected memory (bias included), Q ``[B,T,A]`` the
-    projected queries; peak extra memory is about ``2 * block`` floats.
+    projected queries. Large float32 CPU inputs go to the compiled kernel when it
+    is available (``compiled=None``: by size; True/False force the choice); the
+    tensor version's peak extra memory is about ``2 * block`` floats.
     """
-    return _AdditiveScores.apply(P.contiguous(), Q.contiguous(), w, int(block))
+    P, Q, w = P.contiguous(), Q.contiguous(), w.contiguous()
+    if compiled is None:
+        compiled = (P.dtype == torch.float32 and P.device.type == "cpu"
+                    and P.shape[0] * Q.shape[1] * P.shape[1] * P.shape[2] >= EXT_MIN_VALUES)
+    if compiled:
+        from punct.models.fastops import additive_ext
+
+        ext = additive_ext()
+        if ext is not None:
+            return _AdditiveScoresExt.apply(P, Q, w, ext)
+    return _AdditiveScores.apply(P, Q, w, int(block))
 
 
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
