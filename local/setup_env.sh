@@ -10,8 +10,10 @@ cd "$root"
 
 # Debian packages the recipes and tests use: sctk (NIST sclite, the reference WER
 # scorer of stage 3), festival with a 16 kHz voice (synthesized speech with true
-# word times: the aligner's test and benchmark).
-apt_packages=${PUNCT_APT_PACKAGES-sctk festival festvox-kallpc16k espeak-ng}
+# word times: the aligner's test and benchmark), g++ and ninja (the compiled attention
+# kernel of punct/models/fastops.py, which halves T-BRNN's training time; without
+# them the tensor version runs).
+apt_packages=${PUNCT_APT_PACKAGES-sctk festival festvox-kallpc16k espeak-ng g++ ninja-build}
 missing=()
 for p in $apt_packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
