@@ -32,6 +32,10 @@ class TrainConfig:
     halving_threshold: float = 1.003
     #: max L2 norm of the whole gradient (0: no clipping)
     clip_norm: float = 2.0
+    #: the batch's loss that is differentiated: mean (per output word) or sum (over the
+    #: batch's words, as punctuator2's cost is: with clip_norm, every step is then a gradient
+    #: of norm clip_norm, and AdaGrad's 1e-6 is small against its squares)
+    loss_reduction: str = "mean"
     #: slices per mini-batch
     batch_size: int = 128
     #: words per training slice (the model may add an end token)
@@ -85,6 +89,8 @@ class TrainConfig:
             raise ValueError(f"optimizer must be adagrad, adam, adamw or sgd, got {self.optimizer!r}")
         if self.lr_schedule not in ("constant", "linear", "halving"):
             raise ValueError(f"lr_schedule must be constant, linear or halving, got {self.lr_schedule!r}")
+        if self.loss_reduction not in ("mean", "sum"):
+            raise ValueError(f"loss_reduction must be mean or sum, got {self.loss_reduction!r}")
         if self.halving_threshold < 1.0:
             raise ValueError(f"halving_threshold must be >= 1, got {self.halving_threshold}")
         for name in ("warmup_steps", "epoch_slices", "valid_slices"):

@@ -377,7 +377,8 @@ def train(
             if world > 1:
                 n = int((train_sl.labels[idx] >= 0).sum())
                 n_words = int(train_sl.lengths[idx].sum())
-                loss_val = _dist_step(model, params, inputs, train_sl, np.array_split(idx, world)[rank], n)
+                loss_val = _dist_step(model, params, inputs, train_sl, np.array_split(idx, world)[rank],
+                                      n if cfg.loss_reduction == "mean" else 1)
             else:
                 kw, mask, y = batch_inputs(inputs, train_sl, idx)
                 y = map_targets(model, y)
@@ -386,7 +387,7 @@ def train(
                 if n:
                     loss_sum = loss_sum_of(model, kw, y)
                     opt.zero_grad(set_to_none=True)
-                    (loss_sum / n).backward()
+                    (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
                     loss_val = loss_sum.item()
             if n:
                 if cfg.clip_norm > 0:
@@ -475,8 +476,9 @@ def _halving_step(cfg: TrainConfig, prog: dict[str, Any], ppl: float, improved: 
 
 
 def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int) -> float:
-    """One rank's share of a data-parallel step: backward of its summed loss / the
-    whole batch's word count, then one all-reduce of every gradient and the loss."""
+    """One rank's share of a data-parallel step: backward of its summed loss / N_TOTAL
+    (the whole batch's word count for a mean loss, 1 for a sum), then one all-reduce of
+    every gradient and the loss."""
     import torch.distributed as dist
 
     for p in params:

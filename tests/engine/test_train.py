@@ -105,3 +105,22 @@ def test_halving_step_goes_back_to_the_best_weights(tmp_path):
     assert prog["halving"] and prog["lr_scale"] == 0.5 and model.weight.abs().sum() == 0
     _halving_step(cfg, prog, 1.2999, True, model, tmp_path / "best.pt")  # a gain under 0.3% of log-ppl: stop
     assert prog["halved_out"] and prog["lr_scale"] == 0.5
+
+
+def test_sum_loss_steps_are_the_mean_loss_steps_times_the_word_count(tiny_data, tmp_path):
+    """loss_reduction sum (punctuator2's cost): with plain SGD and no clipping, one step moves
+    every weight by the word count times the mean-loss step."""
+    tr, dev = tiny_data
+    moved = {}
+    for red, lr in (("mean", 0.0), ("mean", 0.1), ("sum", 0.1)):
+        exp = tmp_path / f"{red}{lr}"
+        train(tiny_cfg("optimizer=sgd", "clip_norm=0", f"lr={lr}", f"loss_reduction={red}", "max_epochs=1",
+                              "epoch_slices=4"), tr, dev, exp)
+        moved[red, lr] = ckpt.load(exp / "checkpoint.pt")["state_dict"]["out.bias"]
+    step_mean = moved["mean", 0.1] - moved["mean", 0.0]
+    step_sum = moved["sum", 0.1] - moved["mean", 0.0]
+    ratio = (step_sum / step_mean)[step_mean.abs() > 1e-6]
+    assert len(ratio) and torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3)
+    assert float(ratio[0]) == pytest.approx(80, rel=1e-4)  # the batch: 4 slices of 20 labelled words
+    with pytest.raises(ValueError, match="loss_reduction"):
+        tiny_cfg("loss_reduction=median")
