@@ -14,9 +14,11 @@ from punct.engine.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = Path(__file__).parent / "fixtures" / "old_tbrnn"
-# the fixtures were written before adagrad_accumulator_init existed (torch's default, 0)
+# the fixtures were written before adagrad_accumulator_init (torch's default, 0) and
+# loss_reduction (the mean) existed
 OVERRIDES = ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8",
-             "batch_size=4", "slice_length=20", "checkpoint_minutes=0", "adagrad_accumulator_init=0.0"]
+             "batch_size=4", "slice_length=20", "checkpoint_minutes=0", "adagrad_accumulator_init=0.0",
+             "loss_reduction=mean"]
 
 
 def test_old_checkpoint_decodes_identically(tiny_data):
@@ -51,7 +53,8 @@ def test_resume_refuses_a_changed_optimizer_setting(tiny_data, tmp_path):
     exp = tmp_path / "exp"
     exp.mkdir()
     shutil.copy(OLD / "checkpoint_epoch1.pt", exp / "checkpoint.pt")
-    cfg = load_config(ROOT / "conf" / "tbrnn.yaml", TrainConfig, OVERRIDES[:-1] + ["max_epochs=2"])
+    no_accumulator = [o for o in OVERRIDES if not o.startswith("adagrad_accumulator_init")]
+    cfg = load_config(ROOT / "conf" / "tbrnn.yaml", TrainConfig, no_accumulator + ["max_epochs=2"])
     assert cfg.adagrad_accumulator_init == 1e-6
     with pytest.raises(PunctError, match="adagrad_accumulator_init was 0.0, now 1e-06"):
         train(cfg, tiny_data[0], tiny_data[1], exp)

@@ -122,5 +122,5 @@ def test_sum_loss_steps_are_the_mean_loss_steps_times_the_word_count(tiny_data, 
     ratio = (step_sum / step_mean)[step_mean.abs() > 1e-6]
     assert len(ratio) and torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3)
     assert float(ratio[0]) == pytest.approx(80, rel=1e-4)  # the batch: 4 slices of 20 labelled words
-    with pytest.raises(ValueError, match="loss_reduction"):
+    with pytest.raises(PunctError, match="loss_reduction must be mean or sum"):
         tiny_cfg("loss_reduction=median")
