@@ -246,7 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
 def render_ablations(rows: list[dict[str, Any]], recipes: Path = ROOT / "recipes") -> list[str]:
     """The comparison tables a recipe declares in ``recipes/<corpus>/results_ablation.tsv``:
     one line per system, ``label<TAB>experiment<TAB>test sets<TAB>role``; role ``base`` marks
-    the row the others are compared with (the F1 gain column) on the same test set. The cells
+    the row the rows below it (to the next base) are compared with, on the same test set (the
+    F1 gain column; the label up to " (" names it). The cells
     come from the same report.json files as the corpus table; systems not run yet are left out."""
     out: list[str] = []
     by_key = {(r["corpus"], r["exp"], r["set"]): r for r in rows}
@@ -260,21 +261,22 @@ def render_ablations(rows: list[dict[str, Any]], recipes: Path = ROOT / "recipes
             if len(f) not in (3, 4) or not f[2].split():
                 raise PunctError("expected label<TAB>experiment<TAB>test sets[<TAB>base]", spec, n)
             lines.append((f[0], f[1], f[2].split(), len(f) == 4 and f[3].strip() == "base"))
-        base_label = next((lab for lab, _, _, b in lines if b), "-")
         sets: list[str] = []
         for _, _, ss, _ in lines:
             sets += [x for x in ss if x not in sets]
         table, cmds = [], []
         for test_set in sets:
-            base = next((by_key.get((corpus, e, test_set)) for _, e, ss, b in lines if b and test_set in ss), None)
-            base_f1 = _class(base["report"], "OVERALL").get("f1") if base else None
-            for label, e, ss, _ in lines:
+            base = None  # the last base row above, on this test set
+            for label, e, ss, is_base in lines:
                 r = by_key.get((corpus, e, test_set))
                 if test_set not in ss or r is None:
                     continue
                 rep = r["report"]
                 f1 = _class(rep, "OVERALL").get("f1")
-                gain = f"{f1 - base_f1:+.1f}" if f1 is not None and base_f1 is not None and r is not base else "-"
+                base_f1 = _class(base[1]["report"], "OVERALL").get("f1") if base and not is_base else None
+                gain = f"{f1 - base_f1:+.1f} ({base[0]})" if f1 is not None and base_f1 is not None else "-"
+                if is_base:
+                    base = (label.split(" (")[0], r)
                 cmds.append(f"[{len(cmds) + 1}] `{_row_cmd(r)}`")
                 table.append([f"{label} [{len(cmds)}]", e, test_set] + [_fmt(_class(rep, c).get("f1")) for c in MARK_LABELS]
                              + [_fmt(_class(rep, "OVERALL").get(k)) for k in ("precision", "recall", "f1")]
@@ -283,7 +285,8 @@ def render_ablations(rows: list[dict[str, Any]], recipes: Path = ROOT / "recipes
             out += _section(f"{corpus}: what each part adds (recipes/{corpus}/results_ablation.tsv)",
                             ["system", "experiment", "test set"] + [f"{c[:5]} F1" for c in MARK_LABELS]
                             + ["P", "R", "F1", "F1 gain", "SER", "2-class F1", "WER"], table,
-                            [f"F1 gain: overall F1 minus that of {base_label!r} on the same test set. Commands:", ""]
+                            ["F1 gain: overall F1 minus that of the system named in brackets (the base row above it, "
+                             "same test set). Commands:", ""]
                             + [f"- {c}" for c in cmds])
     return out
 

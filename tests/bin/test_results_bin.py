@@ -101,10 +101,24 @@ def test_ablation_table_from_the_recipe_spec(tmp_path):
     text = "\n".join(results.render_ablations(results.collect(exp), recipes))
     lines = [x for x in text.splitlines() if x.startswith("| ")]
     assert lines[1] == "| lexical [1] | lex | hyp | 50.0 | 60.0 | 10.0 | 56.0 | 54.0 | 55.0 | - | 50.0 | 65.0 | 16.3 |"
-    assert lines[2].startswith("| joint [2] | joint | hyp | 51.0 | 66.0 | 10.0 | 59.5 | 57.5 | 58.5 | +3.5 |")
+    assert lines[2].startswith("| joint [2] | joint | hyp | 51.0 | 66.0 | 10.0 | 59.5 | 57.5 | 58.5 | +3.5 (lexical) |")
     assert lines[3].startswith("| lexical [3] | lex | hyp2 |") and lines[4].startswith("| engine [4] | engine | own |")
     assert len(lines) == 5 and "not run yet" not in text
     assert "[2] `./run.sh --corpus c --models joint --stage 6 --stop-stage 9`" in text
     spec.write_text("lexical\tlex\n")
     with pytest.raises(PunctError, match="results_ablation.tsv"):
         results.render_ablations(results.collect(exp), recipes)
+
+
+def test_ablation_gain_is_against_the_nearest_base_above(tmp_path):
+    exp, recipes = tmp_path / "exp", tmp_path / "recipes"
+    for name, rep in [("lex", _report(50, 60, 10, 55.0)), ("joint", _report(51, 66, 10, 58.5))]:
+        d = exp / "c" / name / "decode_hyp" / "scoring"
+        d.mkdir(parents=True)
+        (d / "report.json").write_text(json.dumps(rep))
+    (recipes / "c").mkdir(parents=True)
+    (recipes / "c" / "results_ablation.tsv").write_text(
+        "lexical (words)\tlex\thyp\tbase\njoint (second base)\tjoint\thyp\tbase\nlexical again\tlex\thyp\n")
+    rows = [x for x in results.render_ablations(results.collect(exp), recipes) if x.startswith("| ")]
+    assert "| - |" in rows[1] and "| - |" in rows[2]  # a base row has no gain of its own
+    assert "| -3.5 (joint) |" in rows[3]
