@@ -24,8 +24,20 @@ def test_size_and_provenance():
     assert ck["epoch"] >= 1 and ck["labels"] == ["O", "COMMA", "PERIOD", "QUESTION"]
 
 
+#: the words after which the speaker pauses (half a second), as at sentence ends in a real call
+PAUSE_AFTER = {"call", "sarah", "today", "mode", "session", "quarter", "improved"}
+
+
+def _timed(words: list[str]) -> list[Word]:
+    out, t = [], 0.0
+    for w in words:
+        out.append(Word(w, start=round(t, 2), end=round(t + 0.25, 2)))
+        t += 0.25 + (0.5 if w in PAUSE_AFTER else 0.03)
+    return out
+
+
 def test_punctuates_a_call_and_keeps_words_and_times():
-    words = [Word(w, start=0.3 * i, end=0.3 * i + 0.25) for i, w in enumerate(CALL)]
+    words = _timed(CALL)
     utt = Utterance("call", words)
     out = Restorer.load(None).restore([utt])[0]
     assert [w.text for w in out.words] == CALL

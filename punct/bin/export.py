@@ -68,12 +68,14 @@ def export(model_path: str | Path, out: str | Path, half: bool = False, max_mb: 
         if max_mb and size > max_mb * 1e6:
             raise PunctError(f"exported model is {size / 1e6:.1f} MB, over the limit of {max_mb:g} MB "
                              "(train a smaller model or use --half)", model_path)
-        model, vocab, _ = ckpt.load_model(tmp)
-        from punct.engine.decode import predict_streams
+        # the shipping path: punct restore on a timed sentence (a pause model gets its pauses)
+        from punct.restore import Restorer
+        from punct.words import Utterance, Word
 
         probe = "so what do we do now we go home".split()
-        pred = predict_streams(model, [vocab.encode(probe)], window=len(probe) + 1, batch_size=1)
-        if len(pred[0]) != len(probe):
+        utt = Utterance("probe", [Word(w, start=0.3 * i, end=0.3 * i + 0.25) for i, w in enumerate(probe)])
+        got = Restorer.load(tmp).restore([utt])[0]
+        if [w.text for w in got.words] != probe or any(w.label is None for w in got.words):
             raise PunctError("exported model does not decode (internal error)", tmp)
     log.info("wrote %s (%.1f MB%s) from %s", out, size / 1e6, ", float16" if half else "", model_path)
     return size

@@ -178,3 +178,17 @@ def test_stage1_cache_hits_on_rows_seen_and_respects_its_bound(stage1_models):
     m(ids, mask)
     m(ids, mask)
     assert m.h1_cache_hits == 0 and not m._h1_cache
+
+
+def test_a_pause_model_exports_and_restores_a_timed_call(repo_root, tiny_model_data, stage1_models, tmp_path):
+    """punct.bin.export checks its copy through punct restore, which gives a pause model
+    its pauses from the word times (the shipped default may be a TA-BRNN-p)."""
+    from punct.bin.export import export
+    from punct.restore import Restorer
+    from punct.words import Utterance, Word
+
+    train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1_models["tbrnn"], tiny_model_data, tmp_path / "exp")
+    export(tmp_path / "exp" / "best.pt", tmp_path / "shipped.pt", half=True)
+    words = [Word(w, start=0.4 * i, end=0.4 * i + 0.3) for i, w in enumerate("a b c d e f".split())]
+    out = Restorer.load(tmp_path / "shipped.pt").restore([Utterance("u", words)])[0]
+    assert [w.label for w in out.words if w.label is None] == [] and len(out.words) == 6
