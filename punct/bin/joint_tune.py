@@ -66,11 +66,12 @@ def _main(args: argparse.Namespace) -> int:
     with atomic_write(out) as f:  # creates the directory
         f.write(f"# chosen by punct.bin.joint_tune on {args.dev} ({chosen.objective} F1); expected_length from {args.train}\n")
         f.write(dump_yaml(to_dict(chosen)))
-    cols = ["stage", *STAGE1_KEYS, *STAGE2_KEYS, "objective", "overall_f1", "sentence_f1"]
+    # "configured": the row of conf/joint.yaml's own values (Che et al.'s), not a grid point
+    cols = ["stage", *STAGE1_KEYS, *STAGE2_KEYS, "objective", "overall_f1", "sentence_f1", "configured"]
     with atomic_write(out.with_name(out.name + ".tsv")) as f:
         f.write("\t".join(cols) + "\n")
         for r in rows:
-            f.write("\t".join(str(r[c]) for c in cols) + "\n")
+            f.write("\t".join(str(r.get(c, False)) for c in cols) + "\n")
     log.info("wrote %s (%d settings tried)", out, len(rows))
     return 0
 

@@ -126,6 +126,13 @@ def tune(lexical: str | Path, acoustic: str | Path, dev_dir: str | Path, train_d
                  " ".join(f"{k}={getattr(best, k)}" for k in keys))
         return best
 
+    # the configured values themselves (conf/joint.yaml: Che et al.'s), for comparison
+    for stage in (1, 2):
+        val, overall, sent = _score(ref, decide(post, cfg, stage), cfg.objective)
+        rows.append(dict(stage=stage, **{k: getattr(cfg, k) for k in STAGE1_KEYS + STAGE2_KEYS},
+                         objective=round(val, 3), overall_f1=round(overall, 3), sentence_f1=round(sent, 3),
+                         configured=True))
+        log.info("stage %d with the configured values: %s %.2f", stage, cfg.objective, val)
     chosen = search(1, STAGE1_KEYS, cfg)
     chosen = search(2, STAGE2_KEYS, chosen)
     return chosen, rows

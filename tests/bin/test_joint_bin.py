@@ -59,7 +59,8 @@ def test_tune_then_decode(tmp_path):
     c = yaml.safe_load(chosen.read_text())
     assert c["expected_length"] > 1 and c["hard_weight"] in (0.15, 0.25, 0.35)
     rows = (chosen.parent / "joint.yaml.tsv").read_text().splitlines()
-    assert len(rows) == 1 + 27 + 9
+    assert len(rows) == 1 + 2 + 27 + 9  # header, the configured values at stages 1 and 2, the grids
+    assert [r.split("\t")[-1] for r in rows[1:3]] == ["True", "True"] and rows[3].endswith("\tFalse")
     for stage in (1, 2):
         out = tmp_path / f"joint{stage}" / "decode_dev"
         assert joint_decode.main(["--lexical", str(tmp_path / "lex/best.pt"), "--acoustic", str(tmp_path / "pause/best.pt"),
