@@ -217,6 +217,8 @@ def render(rows: list[dict[str, Any]]) -> str:
                 notes.append(f"best {tr['best_epoch']}")
             if tr.get("epochs") and not tr.get("stopped") and tr.get("model") not in ACOUSTIC_ONLY:
                 notes.append("still training")  # no end of training recorded: stopped by hand or going on
+            elif tr.get("stopped") == "by hand":  # train_done.json written when a run was abandoned
+                notes.append("stopped by hand")
             if notes:
                 epochs += f" ({', '.join(notes)})"
             cells += [epochs, _fmt(tr.get("train_hours"), 2), _fmt(r["decode"].get("words_per_s"), 0)]

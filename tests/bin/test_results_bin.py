@@ -122,3 +122,15 @@ def test_ablation_gain_is_against_the_nearest_base_above(tmp_path):
     rows = [x for x in results.render_ablations(results.collect(exp), recipes) if x.startswith("| ")]
     assert "| - |" in rows[1] and "| - |" in rows[2]  # a base row has no gain of its own
     assert "| -3.5 (joint) |" in rows[3]
+
+
+def test_a_run_stopped_by_hand_is_not_still_training(tmp_path):
+    exp = tmp_path / "exp"
+    d = exp / "c" / "m"
+    (d / "decode_t" / "scoring").mkdir(parents=True)
+    (d / "decode_t" / "scoring" / "report.json").write_text(json.dumps(_report(50, 60, 10, 55.0)))
+    (d / "train_log.tsv").write_text("epoch\ttrain_loss\tvalid_ppl\tvalid_f1\tseconds\twords_per_s\n"
+                                     "1\t0.5\t1.40\t40\t100\t10\n2\t0.4\t1.35\t45\t100\t10\n")
+    assert "2 (best 2, still training)" in results.render(results.collect(exp))
+    (d / "train_done.json").write_text(json.dumps({"stopped": "by hand", "epochs": 2}))
+    assert "2 (best 2, stopped by hand)" in results.render(results.collect(exp))
