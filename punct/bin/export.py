@@ -1,6 +1,6 @@
 """Export a trained model for shipping: weights, config and vocabulary only, optionally in float16.
 
-    python -m punct.bin.export --model exp/earnings/default/best.pt --out models/default.pt \
+    python -m punct.bin.export --model exp/earnings/ta_brnn_p/best.pt --out models/default.pt \
         [--half] [--max-mb 10] [--note "trained by ./run.sh --corpus earnings"]
 
 The exported file is a punct checkpoint (punct.engine.checkpoint) without the

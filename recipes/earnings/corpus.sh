@@ -21,8 +21,8 @@ engines="amazon google microsoft speechmatics"
 # The 256-unit T-BRNN of the paper is trained and compared on IWSLT2011.
 experiments=(
   "tbrnn_e22|conf/default.yaml|e22_train|"  # in-domain text only (0.9M words)
-  # TED + Earnings-22 text; the default model of `punct restore`, shipped as models/default.pt by
-  # python -m punct.bin.export --model exp/earnings/default/best.pt --out models/default.pt --half --max-mb 10
+  # TED + Earnings-22 text; stage one of the shipped models/default.pt (TA-BRNN-p over it,
+  # exported from exp/earnings/ta_brnn_p: models/README.md)
   "default|conf/default.yaml|ted_e22|"
   "tlstm_ted_e22|conf/tlstm.yaml|ted_e22|"  # stage one of TA-LSTM(-p)
 )
