@@ -300,13 +300,12 @@ def render_asr(exp_root: Path) -> list[str]:
         w = json.loads(wer_path.read_text(encoding="utf-8"))
         corpus, set_name = wer_path.parents[2].name, wer_path.parents[1].name[len("asr_"):]
         ps, sc = w.get("punct_score") or {}, w.get("sclite") or {}
-        rows.append(f"| {corpus} | {set_name} | {_fmt(ps.get('ref_words'), 0)} | {_fmt(ps.get('wer'), 2)} | "
-                    f"{_fmt(sc.get('wer'), 1)} | `./run.sh --corpus {corpus} --stage 3 --stop-stage 3` |")
+        rows.append([corpus, set_name, _fmt(ps.get("ref_words"), 0), _fmt(ps.get("wer"), 2), _fmt(sc.get("wer"), 1),
+                     f"`./run.sh --corpus {corpus} --stage 3 --stop-stage 3`"])
     if not rows:
         return []
-    return ["## ASR decoding (stage 3: pocketsphinx en-us, whole utterances)", "",
-            "| corpus | set | reference words | WER (punct score) | WER (NIST sclite) | command |",
-            "|---|---|---|---|---|---|", *rows, ""]
+    return _section("ASR decoding (stage 3: pocketsphinx en-us, whole utterances)",
+                    ["corpus", "set", "reference words", "WER (punct score)", "WER (NIST sclite)", "command"], rows, [])
 
 
 def _section(title: str, header: list[str], rows: list[list[Any]], notes: list[str]) -> list[str]:
@@ -344,13 +343,13 @@ def render_benchmarks(exp_root: Path) -> list[str]:
     acc = exp_root / "benchmarks" / "audio_alignment.json"
     if acc.is_file():
         a = json.loads(acc.read_text(encoding="utf-8")).get("alignment_accuracy") or {}
-        out += ["## Forced alignment accuracy (speech synthesized by Festival, which reports its true word times)", "",
-                "| sentences | words | boundaries | mean abs. error ms | median ms | within 20 ms | within 50 ms | "
-                "letter-to-sound words | failed |", "|---|---|---|---|---|---|---|---|---|",
-                f"| {a.get('sentences')} | {a.get('words')} | {a.get('boundaries')} | {_fmt(a.get('mean_ms'))} | "
-                f"{_fmt(a.get('median_ms'))} | {_fmt(100 * a.get('within_20ms', 0))}% | {_fmt(100 * a.get('within_50ms', 0))}% | "
-                f"{a.get('lts_words')} | {a.get('failed')} |", "",
-                f"Command: `python benchmarks/bench_audio.py --skip-speed --json {acc}`", ""]
+        out += _section("Forced alignment accuracy (speech synthesized by Festival, which reports its true word times)",
+                        ["sentences", "words", "boundaries", "mean abs. error ms", "median ms", "within 20 ms",
+                         "within 50 ms", "letter-to-sound words", "failed"],
+                        [[a.get("sentences"), a.get("words"), a.get("boundaries"), _fmt(a.get("mean_ms")),
+                          _fmt(a.get("median_ms")), f"{_fmt(100 * a.get('within_20ms', 0))}%",
+                          f"{_fmt(100 * a.get('within_50ms', 0))}%", a.get("lts_words"), a.get("failed")]],
+                        [f"Command: `python benchmarks/bench_audio.py --skip-speed --json {acc}`"])
     rst = exp_root / "benchmarks" / "restore_earnings21.json"
     if rst.is_file():
         d = json.loads(rst.read_text(encoding="utf-8"))
@@ -385,16 +384,15 @@ def render_benchmarks(exp_root: Path) -> list[str]:
         d = json.loads(spd.read_text(encoding="utf-8"))
         speed = d.get("speed") or []
         if speed:
-            out += ["## Speed of the audio stages (real-time factor: wall-clock / audio duration)", "",
-                    "| --nj | alignment | decoding | pitch + energy features |", "|---|---|---|---|"]
-            for r in speed:
-                out.append(f"| {r.get('nj')} | {_fmt(r.get('align_rtf'), 3)} | {_fmt(r.get('decode_rtf'), 3)} | "
-                           f"{_fmt(r.get('features_rtf'), 3)} |")
-            out += ["", f"Load average of the machine before/after: {d.get('load_before')} / {d.get('load_after')} "
-                    "(other jobs slow these numbers down).",
-                    f"Command: `python benchmarks/bench_audio.py --skip-accuracy --clips {speed[0].get('clips', 30)} "
-                    f"--nj {' '.join(str(r.get('nj')) for r in speed)} --json {spd}` "
-                    f"(LJ Speech, {_fmt(speed[0].get('audio_s'), 0)} s of audio)", ""]
+            out += _section("Speed of the audio stages (real-time factor: wall-clock / audio duration)",
+                            ["--nj", "alignment", "decoding", "pitch + energy features"],
+                            [[r.get("nj"), _fmt(r.get("align_rtf"), 3), _fmt(r.get("decode_rtf"), 3),
+                              _fmt(r.get("features_rtf"), 3)] for r in speed],
+                            [f"Load average of the machine before/after: {d.get('load_before')} / {d.get('load_after')} "
+                             "(other jobs slow these numbers down).",
+                             f"Command: `python benchmarks/bench_audio.py --skip-accuracy --clips {speed[0].get('clips', 30)} "
+                             f"--nj {' '.join(str(r.get('nj')) for r in speed)} --json {spd}` "
+                             f"(LJ Speech, {_fmt(speed[0].get('audio_s'), 0)} s of audio)"])
     return out
 
 
