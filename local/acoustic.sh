@@ -104,7 +104,7 @@ acoustic_ljspeech() {
     tag=$(basename "$(dirname "$lexical")")
     # the lexical model alone on the same sets: the baseline of the joint decision
     mkdir -p "$ljexp/lexical_$tag"
-    stage_cmd ppe 7 7 > "$ljexp/lexical_$tag/run.cmd"
+    stage_cmd "$cmd_model" 7 7 > "$ljexp/lexical_$tag/run.cmd"
     joint_tune "$lexical" "$ljexp/ppe/best.pt" "$lj/dev" "$lj/train" "$ljexp/joint_${tag}_ppe"
     for set in $sets; do
       ref=$lj/${set%_hyp}
