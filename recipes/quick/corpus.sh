@@ -8,8 +8,11 @@ valid_set="dev2012"
 test_sets="test2011"
 # name|config|train set|config overrides
 experiments=(
-  # 150K words are only 7 batches of 128 slices: smaller batches give the model enough updates
-  "tbrnn|conf/tbrnn.yaml|train|max_epochs=${quick_epochs:-3} batch_size=16"
+  # 150K words are only 7 batches of 128 slices: smaller batches give the model enough updates.
+  # The per-word mean loss goes with them: punctuator2's summed loss (conf/tbrnn.yaml), whose
+  # every step is clipped to norm 2, stayed at the label prior for 3 epochs of 16-slice batches
+  # (0.0 F1 on test2011, against 30.8 with the mean)
+  "tbrnn|conf/tbrnn.yaml|train|max_epochs=${quick_epochs:-3} batch_size=16 loss_reduction=mean"
 )
 prepare_data() {
   local corpus_dir=$1 out=$2 force=$3
