@@ -1,7 +1,7 @@
 """Training and decoding speed (words/s) of every model config under conf/, on synthetic text.
 
     python benchmarks/bench_models.py [--configs conf/tlstm.yaml ...] [--steps 3]
-        [--threads 2] [--epoch-words 2100000] [--json out.json]
+        [--threads 2] [--epoch-words 2100000] [--json out.json [--merge]]
 
 For each training config (a YAML file with ``model:``): builds the model at the
 config's own sizes, its featurizer from synthetic text, and times ``--steps``
@@ -121,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fit-words", type=int, default=300000, help="words a counting model is fitted on")
     p.add_argument("--epoch-words", type=int, default=2100000, help="words of one epoch in the hours column")
     p.add_argument("--json", default=None, help="also write the rows as JSON")
+    p.add_argument("--merge", action="store_true",
+                   help="keep the rows of other configs already in the --json file (re-measure a few configs)")
     args = p.parse_args(argv)
     import yaml
 
@@ -132,6 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     load_before = [round(x, 2) for x in os.getloadavg()]
     print(f"{'config':<24} {'model':<20} {'params':>11} {'train w/s':>10} {'decode w/s':>10} {'h/epoch':>8}", flush=True)
     for c in paths:
+        spec = yaml.safe_load(c.read_text()) or {}
+        needs = [k for k in ("features", "init_from") if spec.get(k)]
+        if needs and not args.configs:  # text-only synthetic data cannot feed these
+            why = "per-word features" if "features" in needs else "a trained stage-one model"
+            print(f"{c.name:<24} skipped: needs {why} (a prosody/two-stage config; name it with --configs to try)",
+                  flush=True)
+            continue
         try:
             r = bench_config(c, args.steps, args.threads, args.fit_words, args.epoch_words)
         except Exception as e:  # one broken config must not hide the others' numbers
@@ -141,9 +150,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['config']:<24} {r['model']:<20} {r['params']:>11,} {r['train_wps']:>10,.0f} {r['decode_wps']:>10,.0f} "
               f"{r['epoch_hours']:>8.2f}", flush=True)
     if args.json:
+        command = "python benchmarks/bench_models.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        if args.merge and Path(args.json).is_file():
+            old = json.loads(Path(args.json).read_text())
+            mine = {r["config"] for r in rows}
+            rows = sorted([r for r in old.get("rows", []) if r["config"] not in mine] + rows, key=lambda r: r["config"])
+            command = f"{old.get('command')}; then {command}"
         out = {"rows": rows, "threads": args.threads, "epoch_words": args.epoch_words, "cores": os.cpu_count(),
                "load_before": load_before, "load_after": [round(x, 2) for x in os.getloadavg()],
-               "command": "python benchmarks/bench_models.py " + " ".join(argv if argv is not None else sys.argv[1:])}
+               "command": command}
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(args.json).with_suffix(".tmp")
         tmp.write_text(json.dumps(out, indent=1) + "\n")

@@ -6,7 +6,17 @@ through the model; predictions are accepted up to the last predicted sentence
 end (PERIOD/QUESTION) in the window and the next window starts at the word after
 it. If the window predicts no sentence end, all of it but its last word is
 accepted (the last word lacks right context; punctuator2 does the same). When a
-window reaches the end of the utterance, all of it is accepted. Windows of many
+window reaches the end of the utterance, all of it is accepted.
+
+One guard beyond punctuator2: at least half of a window is accepted. A last
+sentence end in the first half of the window means the model predicts one
+sentence running over the whole rest of it; restarting right after that end
+would re-run almost the same window, and a model that predicts a sentence end
+only near the start of every window (an untrained one does) would cost one
+window per word. Accepting half the window bounds decoding at twice the cost of
+one pass, and every accepted word still has at least half a window of right
+context. On real text a sentence rarely outruns half a 200-word window, so the
+guard seldom fires. Windows of many
 utterances are batched together (one stream per utterance).
 """
 from __future__ import annotations
@@ -34,7 +44,7 @@ def accept_count(pred: Sequence[int], at_end: bool) -> int:
         return n
     for k in range(n - 2, -1, -1):
         if pred[k] in _EOS:
-            return k + 1
+            return max(k + 1, n // 2)
     return max(1, n - 1)
 
 

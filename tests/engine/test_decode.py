@@ -13,6 +13,34 @@ def test_accept_count():
     assert accept_count([O, O, O, O, P], at_end=False) == 4  # last word lacks right context
     assert accept_count([O, O, O, O], at_end=False) == 3
     assert accept_count([O, O, O, O], at_end=True) == 4
+    # a sentence end early in the window: at least half the window is accepted
+    assert accept_count([P, O, O, O, O, O, O, O], at_end=False) == 4
+    assert accept_count([O, O, P, O, O, O, O, O], at_end=False) == 4
+    assert accept_count([O, O, O, P, O, O, O, O], at_end=False) == 4
+    assert accept_count([O, O, O, O, P, O, O, O], at_end=False) == 5
+
+
+class EndsAtStart(torch.nn.Module):
+    """Predicts PERIOD after the first word of every window only (as an untrained model may)."""
+
+    def __init__(self):
+        super().__init__()
+        self.windows = 0
+
+    def forward(self, ids, mask, feats=None):
+        self.windows += ids.shape[0]
+        logits = torch.zeros(*ids.shape, 4)
+        logits[..., O] = 1.0
+        logits[:, 0, P] = 2.0
+        return logits
+
+
+def test_decoding_cost_is_bounded_when_sentence_ends_come_early():
+    model = EndsAtStart()
+    out = predict_streams(model, [list(range(1000))], window=100, batch_size=8)
+    assert len(out[0]) == 1000
+    # windows advance by half a window (50 words): 19 windows, not one per word
+    assert model.windows == 19
 
 
 class PeriodAfter(torch.nn.Module):
