@@ -31,7 +31,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Published results on IWSLT2011 test2011 (reference transcripts), keyed by the
 #: model name used in conf/. Overall F1 and SER as reported in the papers.
 PUBLISHED: dict[str, list[dict[str, Any]]] = {
-    "tbrnn": [{"system": "T-BRNN (Tilk and Alumäe 2016, Table 2)", "f1": 63.1, "ser": 51.3}],
+    # per class (P, R, F1) and overall P, R: the T-BRNN table of the punctuator2 README
+    # (github.com/ottokart/punctuator2, "English TED talks", the Interspeech 2016 model)
+    "tbrnn": [{"system": "T-BRNN (Tilk and Alumäe 2016, Table 2)", "f1": 63.1, "ser": 51.3, "p": 68.9, "r": 58.1,
+               "classes": {"COMMA": (64.4, 45.2, 53.1), "PERIOD": (72.3, 71.5, 71.9), "QUESTION": (67.5, 58.7, 62.8)}}],
     "tbrnn_pre": [{"system": "T-BRNN-pre (Tilk and Alumäe 2016, Table 2)", "f1": 64.4}],
     "tlstm": [{"system": "T-LSTM (Tilk and Alumäe 2015, as reported by Tilk and Alumäe 2016)", "f1": 50.8}],
     "drnn_lwma": [{"system": "DRNN-LWMA (Kim 2019)", "f1": 67.2}],
@@ -228,8 +231,10 @@ def render(rows: list[dict[str, Any]]) -> str:
             if r["set"] == "test2011" and model in PUBLISHED and model not in published_done:
                 published_done.add(model)
                 for pub in PUBLISHED[model]:
-                    pc = [pub["system"], "test2011", "2.1M"] + ["-"] * (3 * len(MARK_LABELS))
-                    pc += ["-", "-", _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-", "-"]
+                    pc = [pub["system"], "test2011", "2.1M"]
+                    for c in MARK_LABELS:
+                        pc += [_fmt(x) for x in (pub.get("classes") or {}).get(c, (None, None, None))]
+                    pc += [_fmt(pub.get("p")), _fmt(pub.get("r")), _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-", "-"]
                     pc += ["-"] * ((4 if asr else 0) + 3)
                     out.append("| " + " | ".join(pc) + " |")
         out += ["", "Commands that reproduce each row:", ""] + [f"- {c}" for c in cmds] + [""]

@@ -134,3 +134,19 @@ def test_a_run_stopped_by_hand_is_not_still_training(tmp_path):
     assert "2 (best 2, still training)" in results.render(results.collect(exp))
     (d / "train_done.json").write_text(json.dumps({"stopped": "by hand", "epochs": 2}))
     assert "2 (best 2, stopped by hand)" in results.render(results.collect(exp))
+
+
+def test_published_row_follows_the_first_row_of_its_model(tmp_path):
+    """A model with published results gets the paper's row (per class where the source gives it)
+    right after its first test2011 row, once."""
+    exp = tmp_path / "exp"
+    for name in ("tbrnn_2m", "tbrnn_all"):
+        d = exp / "iwslt2011" / name
+        (d / "decode_test2011" / "scoring").mkdir(parents=True)
+        (d / "decode_test2011" / "scoring" / "report.json").write_text(json.dumps(_report(50, 60, 10, 55.0)))
+        (d / "config.yaml").write_text("model: tbrnn\n")
+    lines = [x for x in results.render(results.collect(exp)).splitlines() if x.startswith("| ")]
+    assert lines[1].startswith("| tbrnn_2m [1] |") and lines[3].startswith("| tbrnn_all [2] |")
+    assert lines[2].startswith("| T-BRNN (Tilk and Alumäe 2016, Table 2) | test2011 | 2.1M | 64.4 | 45.2 | 53.1 | "
+                               "72.3 | 71.5 | 71.9 | 67.5 | 58.7 | 62.8 | 68.9 | 58.1 | 63.1 | 51.3 | - |")
+    assert sum("Tilk and Alumäe 2016" in x for x in lines) == 1
