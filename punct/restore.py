@@ -206,11 +206,12 @@ class Restorer:
     def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None) -> "Restorer":
         """Load ``model_path`` (default: DEFAULT_MODEL); window and batch size default to its training values."""
         from punct.engine.checkpoint import load_model
+        from punct.engine.decode import decode_window_of
 
         path = resolve_model(model_path)
         model, vocab, ck = load_model(path)
         tc = ck.get("train_config", {}) or {}
-        return cls(model, vocab, window=window or int(tc.get("slice_length", 200)),
+        return cls(model, vocab, window=window or decode_window_of(tc),
                    batch_size=batch_size or min(int(tc.get("batch_size", 32)), 64))
 
     def model_tokens(self, w: Word) -> list[str]:

@@ -40,6 +40,9 @@ class TrainConfig:
     batch_size: int = 128
     #: words per training slice (the model may add an end token)
     slice_length: int = 200
+    #: words per decoding window (0: slice_length). punctuator2 trains on 50-word slices by
+    #: default but decodes in 200-word windows (punctuator.py MAX_SUBSEQUENCE_LEN)
+    decode_window: int = 0
     #: keep the carried-over unfinished sentence in the loss of the first slice too
     tail_in_loss: bool = True
     #: a sentence longer than a slice: skip | cut
@@ -110,6 +113,8 @@ class TrainConfig:
             raise ValueError("freeze needs init_from (the stage-one model to keep fixed)")
         if self.stage1_cache_mb < 0:
             raise ValueError(f"stage1_cache_mb must be >= 0, got {self.stage1_cache_mb}")
+        if self.decode_window and self.decode_window < 2:
+            raise ValueError(f"decode_window must be 0 (= slice_length) or at least 2, got {self.decode_window}")
         for name in ("batch_size", "slice_length", "min_count", "max_epochs", "threads", "valid_batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")

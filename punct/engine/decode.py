@@ -37,6 +37,12 @@ log = logging.getLogger(__name__)
 _EOS = frozenset(label_id(lab) for lab in SENTENCE_END)
 
 
+def decode_window_of(train_config: dict) -> int:
+    """The decoding window a checkpoint's training config asks for: ``decode_window``,
+    else its training slice length."""
+    return int(train_config.get("decode_window") or train_config.get("slice_length", 200))
+
+
 def accept_count(pred: Sequence[int], at_end: bool) -> int:
     """How many predictions of a window to accept (see the module docstring)."""
     n = len(pred)
@@ -156,7 +162,7 @@ def posteriors(model_path: str | Path, data_dir: str | Path, utts: list[Utteranc
 
     model, vocab, ck = load_model(model_path)
     tc = ck.get("train_config", {})
-    window = window or int(tc.get("slice_length", 200))
+    window = window or decode_window_of(tc)
     batch_size = batch_size or int(tc.get("batch_size", 128))
     if utts is None:
         utts = load_utterances(data_dir, require_labels=False)
@@ -177,7 +183,7 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
 
     model, vocab, ck = load_model(model_path)  # vocab: Vocabulary or featurizer, both encode words to ids
     tc = ck.get("train_config", {})
-    window = window or int(tc.get("slice_length", 200))
+    window = window or decode_window_of(tc)
     batch_size = batch_size or int(tc.get("batch_size", 128))
     if threads:
         torch.set_num_threads(threads)

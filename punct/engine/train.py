@@ -63,7 +63,8 @@ from punct.models import SPECIALS, build_model, get_model_class, resolved_model_
 log = logging.getLogger(__name__)
 
 #: config keys that may change when a run is resumed (they do not change what is learnt)
-RESUMABLE_CHANGES = {"max_epochs", "patience", "threads", "checkpoint_minutes", "valid_batch_size", "stage1_cache_mb"}
+RESUMABLE_CHANGES = {"max_epochs", "patience", "threads", "checkpoint_minutes", "valid_batch_size", "stage1_cache_mb",
+                     "decode_window"}
 
 LOG_COLUMNS = ("epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s")
 

@@ -72,3 +72,17 @@ def test_windows_follow_predicted_sentence_ends():
 def test_punctuated_text():
     u = Utterance("u", [Word("hi", "COMMA"), Word("you", "QUESTION"), Word("ok", "O")])
     assert punctuated_text(u) == "hi, you? ok"
+
+
+def test_decode_window_defaults_to_the_training_slice_length():
+    import pytest
+
+    from punct.engine.config import TrainConfig
+    from punct.engine.decode import decode_window_of
+
+    assert decode_window_of({"slice_length": 50}) == 50
+    assert decode_window_of({"slice_length": 50, "decode_window": 0}) == 50
+    assert decode_window_of({"slice_length": 50, "decode_window": 200}) == 200  # punctuator2: 50 to train, 200 to decode
+    assert decode_window_of({}) == 200
+    with pytest.raises(ValueError, match="decode_window"):
+        TrainConfig(decode_window=1)
