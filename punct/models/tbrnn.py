@@ -48,6 +48,9 @@ class TBRNN(nn.Module):
         attention_query: str = "prev"
         #: floats per attention block (memory bound of the [B,T,T,A] tanh; speed only)
         attention_block: int = 1 << 20
+        #: dropout on the embeddings, the bidirectional states and the softmax input
+        #: (0 = none: punctuator2 has none; an addition of punct's, not the paper's)
+        dropout: float = 0.0
 
     def __init__(
         self,
@@ -57,6 +60,7 @@ class TBRNN(nn.Module):
         attention_dim: int = 0,
         attention_query: str = "prev",
         attention_block: int = 1 << 20,
+        dropout: float = 0.0,
     ):
         super().__init__()
         if attention_query not in ("prev", "current"):
@@ -66,6 +70,9 @@ class TBRNN(nn.Module):
         self.hidden_size = H
         self.attention_query = attention_query
         self.attention_block = attention_block
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        self.drop = nn.Dropout(dropout)
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID)
         self.bigru = BiGRU(embedding_dim, H)
         self.gru = nn.GRU(2 * H, H, batch_first=True)
@@ -106,7 +113,7 @@ class TBRNN(nn.Module):
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None) -> torch.Tensor:
         """ids ``[B,T]`` words (no end token), mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``."""
-        return self.out(self.hidden_states(ids, mask))
+        return self.out(self.drop(self.hidden_states(ids, mask)))
 
     def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The late-fusion output f_t ``[B,T,H]`` (the input of the softmax layer ``out``):
@@ -115,7 +122,7 @@ class TBRNN(nn.Module):
         ids = ids.masked_fill(~mask, PAD_ID)
         x = append_token(ids, lengths, EOS_ID, PAD_ID)  # [B,T+1]
         ctx_len = lengths + 1
-        h = self.bigru(self.embedding(x), ctx_len)  # [B,T+1,2H]
+        h = self.drop(self.bigru(self.drop(self.embedding(x)), ctx_len))  # [B,T+1,2H]
         s = self.gru(h[:, 1:])[0]  # [B,T,H]: s_t has read h_1..h_{t+1}
         if self.attention_query == "prev":
             q = torch.nn.functional.pad(s[:, :-1], (0, 0, 1, 0))  # s_{t-1}, s_{-1} = 0

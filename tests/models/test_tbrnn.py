@@ -35,6 +35,24 @@ def test_shapes_and_padding_does_not_leak():
     assert torch.allclose(m(ids2, mask)[1, :4], y[1, :4], atol=1e-6)
 
 
+def test_dropout_acts_in_training_only():
+    import pytest
+
+    ids = torch.randint(3, 40, (2, 6))
+    mask = torch.ones(2, 6, dtype=torch.bool)
+    m = small(dropout=0.5)
+    for p in m.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    m.eval()
+    assert torch.equal(m(ids, mask), m(ids, mask))
+    m.train()
+    assert not torch.allclose(m(ids, mask), m(ids, mask))
+    plain = small()  # the default is punctuator2's network: no dropout
+    assert plain.drop.p == 0.0
+    with pytest.raises(ValueError, match="dropout"):
+        small(dropout=1.0)
+
+
 def test_attention_blocks_match_dense():
     torch.manual_seed(1)
     P, Q, w = torch.randn(2, 5, 3, dtype=torch.double), torch.randn(2, 4, 3, dtype=torch.double), torch.randn(3, dtype=torch.double)
