@@ -127,15 +127,15 @@ def main(argv: list[str] | None = None) -> int:
     import yaml
 
     paths = [Path(c) for c in args.configs] if args.configs else sorted((ROOT / "conf").glob("*.yaml"))
-    paths = [c for c in paths if "model" in (yaml.safe_load(c.read_text()) or {})]
+    specs = {c: yaml.safe_load(c.read_text()) or {} for c in paths}
+    paths = [c for c in paths if "model" in specs[c]]
     import os
 
     rows = []
     load_before = [round(x, 2) for x in os.getloadavg()]
     print(f"{'config':<24} {'model':<20} {'params':>11} {'train w/s':>10} {'decode w/s':>10} {'h/epoch':>8}", flush=True)
     for c in paths:
-        spec = yaml.safe_load(c.read_text()) or {}
-        needs = [k for k in ("features", "init_from") if spec.get(k)]
+        needs = [k for k in ("features", "init_from") if specs[c].get(k)]
         if needs and not args.configs:  # text-only synthetic data cannot feed these
             why = "per-word features" if "features" in needs else "a trained stage-one model"
             print(f"{c.name:<24} skipped: needs {why} (a prosody/two-stage config; name it with --configs to try)",

@@ -16,8 +16,9 @@ only near the start of every window (an untrained one does) would cost one
 window per word. Accepting half the window bounds decoding at twice the cost of
 one pass, and every accepted word still has at least half a window of right
 context. On real text a sentence rarely outruns half a 200-word window, so the
-guard seldom fires. Windows of many
-utterances are batched together (one stream per utterance).
+guard seldom fires.
+
+Windows of many utterances are batched together (one stream per utterance).
 """
 from __future__ import annotations
 
