@@ -20,6 +20,7 @@ force=false
 exp_tag=""
 models=""
 train_overrides=""
+train_nproc=1
 data_root=data
 exp_root=exp
 results=RESULTS.md
@@ -39,6 +40,9 @@ Options (Kaldi style, '--name value'):
                      (default: all of them; names as in recipes/<corpus>/corpus.sh)
   --train-overrides 'K=V ...'  config overrides for every model trained in stages 6
                      and 7, after the recipe's own (e.g. 'threads=1 max_epochs=3')
+  --train-nproc N    training processes per model (default: $train_nproc); N > 1 trains
+                     data-parallel (torchrun, gloo): every rank takes 1/N of each batch
+                     and threads/N of the config's threads, the update is unchanged
   --data-root DIR    where data directories go (default: $data_root)
   --exp-root DIR     where experiment directories go (default: $exp_root)
   --results FILE     the results table written by stage 10 (default: $results)
@@ -59,6 +63,10 @@ Stages:
 # option values first, then what they name on disk
 [[ "$nj" =~ ^[1-9][0-9]*$ ]] || die "--nj must be a positive integer, got '$nj'"
 [[ "$stage" =~ ^[0-9]+$ && "$stop_stage" =~ ^[0-9]+$ ]] || die "--stage/--stop-stage must be integers"
+[[ "$train_nproc" =~ ^[1-9][0-9]*$ ]] || die "--train-nproc must be a positive integer, got '$train_nproc'"
+# the training command of stages 6 and 7: one process, or data-parallel ranks
+trainer=(python -m punct.bin.train)
+[ "$train_nproc" -eq 1 ] || trainer=(python -m torch.distributed.run --standalone --nproc_per_node "$train_nproc" -m punct.bin.train)
 [ -d "recipes/$corpus" ] && [ -f "recipes/$corpus/corpus.sh" ] || die "unknown corpus '$corpus' (no recipes/$corpus/corpus.sh)"
 [ -d "$corpus_dir" ] || die "corpus directory '$corpus_dir' not found (--corpus-dir)"
 
@@ -104,7 +112,9 @@ where="${exp_tag:+ --exp-tag $exp_tag}"
 
 # stage_cmd NAME FIRST LAST: the command that redoes experiment NAME's stages (into run.cmd)
 stage_cmd() {
-  echo "./run.sh --corpus $corpus$where --models $1${train_overrides:+ --train-overrides '$train_overrides'} --stage $2 --stop-stage $3"
+  local nproc=""
+  [ "$train_nproc" -eq 1 ] || nproc=" --train-nproc $train_nproc"
+  echo "./run.sh --corpus $corpus$where --models $1${train_overrides:+ --train-overrides '$train_overrides'}$nproc --stage $2 --stop-stage $3"
 }
 # run_stage N: true when stage N is inside [stage, stop_stage]
 run_stage() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
@@ -160,7 +170,7 @@ if run_stage 6; then
     stage_cmd "$name" 6 9 > "$dir/run.cmd"
     log "stage 6: train $name ($config): $data/$train -> $dir/best.pt; log: $dir/log/train.log"
     # shellcheck disable=SC2086
-    $train_cmd "$dir/log/train.log" python -m punct.bin.train --config "$config" \
+    $train_cmd "$dir/log/train.log" "${trainer[@]}" --config "$config" \
       --train "$data/$train" --valid "$data/$valid_set" --exp "$dir" $overrides $train_overrides \
       || fail_with_log "$dir/log/train.log" "training $name failed"
     touch "$dir/.done"

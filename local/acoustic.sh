@@ -15,7 +15,7 @@ acoustic_train() {
   stage_cmd "${cmd_model:-$name}" 7 7 > "$dir/run.cmd"
   log "stage 7: train $name ($config): $train -> $dir/best.pt; log: $dir/log/train.log"
   # shellcheck disable=SC2086  # the user's overrides are words
-  $train_cmd "$dir/log/train.log" python -m punct.bin.train --config "$config" \
+  $train_cmd "$dir/log/train.log" "${trainer[@]}" --config "$config" \
     --train "$train" --valid "$valid" --exp "$dir" "$@" ${train_overrides:-} \
     || fail_with_log "$dir/log/train.log" "training $name failed"
   touch "$dir/.done"

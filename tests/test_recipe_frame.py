@@ -11,7 +11,7 @@ def _run(root, *args):
 def test_help_lists_stages(repo_root):
     r = _run(repo_root, "--help")
     assert r.returncode == 0
-    for word in ("--stage", "--stop-stage", "--corpus", "--corpus-dir", "--nj", "--force", "data preparation", "score"):
+    for word in ("--stage", "--stop-stage", "--corpus", "--corpus-dir", "--nj", "--force", "--train-nproc", "data preparation", "score"):
         assert word in r.stdout
 
 
@@ -25,6 +25,7 @@ def test_help_lists_stages(repo_root):
         (["--corpus", "nosuch"], "unknown corpus 'nosuch'"),
         (["--corpus-dir", "/nonexistent/x"], "corpus directory '/nonexistent/x' not found"),
         (["--nj", "0"], "--nj must be a positive integer"),
+        (["--train-nproc", "two"], "--train-nproc must be a positive integer"),
         (["--stage", "x"], "--stage/--stop-stage must be integers"),
         (["extra"], "unexpected argument 'extra'"),
         (["--corpus", "iwslt2011", "--models", "tbrnn_2m nosuch"], "has no experiment 'nosuch' (it has: tbrnn_2m tbrnn_all"),

@@ -384,6 +384,17 @@ def render_benchmarks(exp_root: Path) -> list[str]:
                           _fmt(r.get("decode_wps"), 0), _fmt(r.get("epoch_hours"), 2)] for r in rows],
                         [f"Machine: {d.get('cores')} cores; load average before/after {d.get('load_before')} / "
                          f"{d.get('load_after')} (other jobs slow these numbers down).", f"Command: `{d.get('command')}`"])
+    npr = exp_root / "benchmarks" / "train_nproc.json"
+    if npr.is_file():
+        d = json.loads(npr.read_text(encoding="utf-8"))
+        out += _section(f"Using the cores in one training ({d.get('config')}, one epoch of the first "
+                        f"{d.get('train_words'):,} training words)",
+                        ["layout", "words/s", "epoch s", "speed-up", "valid ppl"],
+                        [[r.get("layout"), _fmt(r.get("words_per_s"), 0), _fmt(r.get("epoch_s"), 1),
+                          _fmt(r.get("speedup"), 2), _fmt(r.get("valid_ppl"), 4)] for r in d.get("rows") or []],
+                        [f"Machine: {d.get('cores')} cores; load average before/after {d.get('load_before')} / "
+                         f"{d.get('load_after')}. The processes layout is `./run.sh --train-nproc N`; its update "
+                         "equals the one-process update, hence the same perplexity.", f"Command: `{d.get('command')}`"])
     spd = exp_root / "benchmarks" / "audio_speed.json"
     if spd.is_file():
         d = json.loads(spd.read_text(encoding="utf-8"))

@@ -54,12 +54,18 @@ def test_benchmark_sections(tmp_path):
         "runs": [{"ctm": "rev/kaldi/ctm/1.ctm", "audio_minutes": 59.9, "words": 9912, "marks": {",": 8, ".": 5, "?": 1},
                   "wall_s": 7.71, "cpu_s": 4.52, "words_per_s": 1285, "peak_rss_mb": 296, "identical_words_and_times": True}],
         "command": "python benchmarks/bench_restore_call.py"}))
+    (b / "train_nproc.json").write_text(json.dumps({
+        "config": "conf/tbrnn.yaml", "train_words": 203088, "cores": 2, "load_before": 0.1, "load_after": 1.2,
+        "rows": [{"layout": "1 process, 1 thread", "words_per_s": 5025.0, "epoch_s": 48.2, "speedup": 1.0,
+                  "valid_ppl": 1.58181}], "command": "python benchmarks/bench_train_nproc.py --json x"}))
     out = tmp_path / "RESULTS.md"
     assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "| tbrnn.yaml | tbrnn | 9,018,628 | 2500 | 9000 | 0.23 |" in text
     assert "| rev/kaldi/ctm/1.ctm | 59.9 | 9912 | 7.7 | 4.5 | 1285 | 296 | 8 | 5 | 1 | yes |" in text
     assert "Command: `python benchmarks/bench_restore_call.py`" in text
+    assert "first 203,088 training words" in text
+    assert "| 1 process, 1 thread | 5025 | 48.2 | 1.00 | 1.5818 |" in text
 
 
 def test_training_state_from_done_file_or_log(tmp_path):
