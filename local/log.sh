@@ -4,8 +4,11 @@ log() { echo "$(date '+%Y-%m-%d %H:%M:%S') (${BASH_SOURCE[1]##*/}:${BASH_LINENO[
 die() { log "ERROR: $*"; exit 1; }
 # Print the tail of a failed job's log and fail.
 fail_with_log() {
-  local logf=$1; shift
-  log "ERROR: $* (log: $logf); its last lines:"
+  local logf=$1 err=""; shift
+  # a punct command's own one-line error ("error: FILE:LINE: problem") leads, also when
+  # torchrun's summary of the failed ranks comes after it
+  [ -f "$logf" ] && err=$(grep -m1 '^error: ' "$logf" || true)
+  log "ERROR: $*${err:+: ${err#error: }} (log: $logf); its last lines:"
   [ -f "$logf" ] && tail -n 20 "$logf" >&2
   exit 1
 }

@@ -67,3 +67,21 @@ def test_up_to_date_compares_marker_with_inputs(repo_root, tmp_path):
     assert check(marker, model) == 1
     assert check(tmp_path / "missing", model) == 1
     assert check(marker) == 0
+
+
+def test_failed_job_reports_the_commands_own_error_first(repo_root, tmp_path):
+    # a data-parallel training's log ends with torchrun's summary of the ranks; the
+    # command's one-line error above it is what the ERROR line must say
+    logf = tmp_path / "train.log"
+    logf.write_text("INFO starting\nerror: conf/x.yaml:3: unknown key 'bogus'\nerror: conf/x.yaml:3: unknown key 'bogus'\n"
+                    "Root Cause (first observed failure):\n  exitcode  : 1\n")
+    r = subprocess.run(["bash", "-c", f". local/log.sh; fail_with_log {logf} 'training m failed'"], cwd=repo_root,
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1
+    first = r.stderr.splitlines()[0]
+    assert "ERROR: training m failed: conf/x.yaml:3: unknown key 'bogus' (log: " in first
+    # without such a line the ERROR line still names the log
+    logf.write_text("Segmentation fault\n")
+    r = subprocess.run(["bash", "-c", f". local/log.sh; fail_with_log {logf} 'training m failed'"], cwd=repo_root,
+                       capture_output=True, text=True, timeout=30)
+    assert f"ERROR: training m failed (log: {logf})" in r.stderr.splitlines()[0]
