@@ -159,10 +159,10 @@ def main(argv: list[str] | None = None) -> int:
         out = {"rows": rows, "threads": args.threads, "epoch_words": args.epoch_words, "cores": os.cpu_count(),
                "load_before": load_before, "load_after": [round(x, 2) for x in os.getloadavg()],
                "command": command}
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(args.json).with_suffix(".tmp")
-        tmp.write_text(json.dumps(out, indent=1) + "\n")
-        tmp.replace(args.json)
+        from punct.fsutil import atomic_write
+
+        with atomic_write(args.json) as f:
+            f.write(json.dumps(out, indent=1) + "\n")
     return 0
 
 

@@ -96,10 +96,10 @@ def main(argv: list[str] | None = None) -> int:
               "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
               "runs": runs, "command": "python benchmarks/bench_restore_call.py" + (f" --json {args.json}" if args.json else "")}
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        tmp = args.json.with_suffix(".tmp")
-        tmp.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(args.json)
+        from punct.fsutil import atomic_write
+
+        with atomic_write(args.json) as f:
+            f.write(json.dumps(result, indent=1) + "\n")
     return 0
 
 

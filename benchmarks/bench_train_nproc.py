@@ -1,10 +1,10 @@
 """How well one training uses the machine's cores: words/s of a real training epoch run as
-one process with 1 thread, one process with N threads, and N data-parallel processes
+one process with 1 thread, one process with N threads (``--nproc``), and N data-parallel processes
 (torchrun, gloo) with 1 thread each, on the same slice of real data.
 
     python benchmarks/bench_train_nproc.py --config conf/tbrnn.yaml \
         --train data/iwslt2011/train_2m --valid data/iwslt2011/dev2012 \
-        [--train-words 200000] [--valid-words 20000] [--nproc 2] [--threads 2] \
+        [--train-words 200000] [--valid-words 20000] [--nproc 2] \
         [--override slice_length=50 ...] [--json exp/benchmarks/train_nproc.json]
 
 Each layout trains one epoch from the same seed on the first ``--train-words`` words
@@ -101,10 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         out = {"config": str(args.config), "train_words": tw, "valid_words": vw, "cores": os.cpu_count(),
                "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2), "rows": rows,
                "command": "python benchmarks/bench_train_nproc.py " + " ".join(argv if argv is not None else sys.argv[1:])}
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        tmp_json = args.json.with_suffix(".tmp")
-        tmp_json.write_text(json.dumps(out, indent=1) + "\n")
-        tmp_json.replace(args.json)
+        from punct.fsutil import atomic_write
+
+        with atomic_write(args.json) as f:
+            f.write(json.dumps(out, indent=1) + "\n")
     return 0
 
 
