@@ -45,7 +45,8 @@ Options (Kaldi style, '--name value'):
                      and threads/N of the config's threads, the update is unchanged
   --data-root DIR    where data directories go (default: $data_root)
   --exp-root DIR     where experiment directories go (default: $exp_root)
-  --results FILE     the results table written by stage 10 (default: $results)
+  --results FILE     the results table written by stage 10 (default: $results), with
+                     its ledger of earlier rows beside it (FILE with suffix .json)
 Stages:
   1  data preparation            corpus -> data/<corpus>/<set>/ (validated Kaldi-style directories)
   2  forced alignment            audio + transcript -> word/phone times      (corpora with audio)

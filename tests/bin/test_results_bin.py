@@ -156,3 +156,82 @@ def test_published_row_follows_the_first_row_of_its_model(tmp_path):
     assert lines[2].startswith("| T-BRNN (Tilk and Alumäe 2016, Table 2) | test2011 | 2.1M | 64.4 | 45.2 | 53.1 | "
                                "72.3 | 71.5 | 71.9 | 67.5 | 58.7 | 62.8 | 68.9 | 58.1 | 63.1 | 51.3 | - |")
     assert sum("Tilk and Alumäe 2016" in x for x in lines) == 1
+
+
+def _scored(exp, corpus, name, set_name, rep, cmd=None):
+    d = exp / corpus / name
+    (d / f"decode_{set_name}" / "scoring").mkdir(parents=True, exist_ok=True)
+    (d / f"decode_{set_name}" / "scoring" / "report.json").write_text(json.dumps(rep))
+    (d / "run.cmd").write_text((cmd or f"./run.sh --corpus {corpus} --models {name} --stage 6 --stop-stage 6") + "\n")
+    return d
+
+
+def test_ledger_keeps_rows_and_sections_whose_files_are_gone(tmp_path):
+    """A measured row outlives its experiment directory: the ledger beside RESULTS.md carries it,
+    marked, with its command; a row scored again replaces the ledger's."""
+    import shutil
+
+    exp, out = tmp_path / "exp", tmp_path / "RESULTS.md"
+    old = _scored(exp, "c", "old", "test", _report(50, 60, 10, 55.0))
+    _scored(exp, "c", "kept", "test", _report(40, 50, 10, 45.0))
+    (exp / "benchmarks").mkdir()
+    (exp / "benchmarks" / "train_nproc.json").write_text(json.dumps({
+        "config": "conf/tbrnn.yaml", "train_words": 1000, "rows": [{"layout": "1 process, 1 thread", "words_per_s": 5.0}],
+        "command": "python benchmarks/bench_train_nproc.py"}))
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    first = out.read_text(encoding="utf-8")
+    assert "| old [2] |" in first and "†" not in first
+    assert (tmp_path / "RESULTS.json").is_file()
+
+    shutil.rmtree(old)
+    (exp / "benchmarks" / "train_nproc.json").unlink()
+    _scored(exp, "c", "kept", "test", _report(40, 50, 10, 47.5))  # scored again: the new numbers win
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    rows = [x for x in text.splitlines() if x.startswith("| ") and "[" in x]
+    assert rows[0].startswith("| kept [1] |") and "| 47.5 |" in rows[0]
+    assert rows[1].startswith("| old † [2] |") and "| 55.0 |" in rows[1]
+    assert "[2] `./run.sh --corpus c --models old --stage 6 --stop-stage 9`" in text
+    assert "Rows marked † come from the ledger" in text
+    assert "| 1 process, 1 thread | 5 |" in text and "† From the ledger" in text
+    again = out.read_text(encoding="utf-8")
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0  # stable: nothing lost on a rerun
+    assert out.read_text(encoding="utf-8") == again
+
+
+def test_no_ledger_reads_exp_only(tmp_path):
+    exp, out = tmp_path / "exp", tmp_path / "R.md"
+    (exp / "c").mkdir(parents=True)
+    (tmp_path / "R.json").write_text(json.dumps({"format": 1, "sections": {}, "rows": [
+        {"corpus": "c", "exp": "gone", "set": "test", "report": _report(50, 60, 10, 55.0)}]}))
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert "| gone † [1] |" in out.read_text(encoding="utf-8")
+    assert results.main(["--exp", str(exp), "--out", str(out), "--no-ledger"]) == 0
+    assert "gone" not in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("text, problem", [
+    ('{"format": 1, "rows": [\n', "invalid JSON"),
+    ('{"format": 2, "rows": [], "sections": {}}', "not a results ledger"),
+    ('{"format": 1, "rows": [{"corpus": "c"}], "sections": {}}', "ledger row 1 has no exp, set, report"),
+    ('{"format": 1, "rows": [], "sections": {"asr": "x"}}', "ledger section 'asr' is not a list of lines"),
+])
+def test_bad_ledger_is_a_one_line_error_and_writes_nothing(tmp_path, capsys, text, problem):
+    (tmp_path / "exp").mkdir()
+    out, ledger = tmp_path / "R.md", tmp_path / "R.json"
+    out.write_text("earlier\n")
+    ledger.write_text(text)
+    assert results.main(["--exp", str(tmp_path / "exp"), "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and problem in err[0] and "R.json" in err[0]
+    assert out.read_text() == "earlier\n" and ledger.read_text() == text
+
+
+def test_ablation_gain_is_the_difference_of_the_printed_values(tmp_path):
+    exp, recipes = tmp_path / "exp", tmp_path / "recipes"
+    _scored(exp, "c", "lex", "hyp", _report(50, 60, 10, 61.54))   # printed 61.5
+    _scored(exp, "c", "other", "hyp", _report(50, 60, 10, 62.66))  # printed 62.7: +1.2, not +1.1
+    (recipes / "c").mkdir(parents=True)
+    (recipes / "c" / "results_ablation.tsv").write_text("lexical\tlex\thyp\tbase\nother\tother\thyp\n")
+    rows = [x for x in results.render_ablations(results.collect(exp), recipes) if x.startswith("| ")]
+    assert "| 62.7 | +1.2 (lexical) |" in rows[2]
