@@ -230,6 +230,6 @@ fi
 
 if run_stage 10; then
   log "stage 10: results: $exp_root/ -> $results"
-  python -m punct.bin.results --exp "$exp_root" --out "$results" --print "$exp"
+  python -m punct.bin.results --exp "$exp_root" --data "$data_root" --out "$results" --print "$exp"
 fi
 log "done: $corpus, stages $stage-$stop_stage"

@@ -258,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="punct.bin.results", description=__doc__.split("\n\n")[0])
     p.add_argument("--exp", default="exp", help="experiment root (default: exp)")
     p.add_argument("--out", default="RESULTS.md", help="output Markdown file")
+    p.add_argument("--data", default="data", help="data root: label statistics of its prepared sets (default: data)")
     p.add_argument("--ledger", default=None,
                    help="the ledger of every row written so far (default: the --out file with suffix .json)")
     p.add_argument("--no-ledger", action="store_true", help="neither read nor write a ledger: exp/ only")
@@ -436,9 +437,37 @@ def render_benchmarks(exp_root: Path) -> list[str]:
     return [line for k in SECTION_ORDER if k in secs for line in secs[k]]
 
 
-def render_sections(exp_root: Path) -> dict[str, list[str]]:
-    """Every section after the corpus and ablation tables that exp/ has the files for, by key."""
-    secs = {"asr": render_asr(exp_root), "wer_checks": render_wer_checks(exp_root)}
+def data_sections(data_root: Path) -> dict[str, list[str]]:
+    """Label statistics of every prepared data directory that has them (``stats.json`` with
+    ``words`` and ``labels``), one section per corpus (key ``data:<corpus>``): how often each mark
+    follows a word and the mean sentence length, which differ between training text and test sets."""
+    out: dict[str, list[str]] = {}
+    for corpus_dir in sorted(p for p in data_root.glob("*") if p.is_dir()):
+        rows = []
+        for stats_path in sorted(corpus_dir.glob("*/stats.json")):
+            try:
+                st = json.loads(stats_path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as e:
+                raise PunctError(f"invalid JSON: {e.msg}", stats_path, e.lineno) from None
+            labels, words = st.get("labels"), st.get("words")
+            if not isinstance(labels, dict) or not words:
+                continue
+            ends = sum(labels.get(c, 0) for c in ("PERIOD", "QUESTION"))
+            rows.append([stats_path.parent.name, f"{words:,}"] + [_fmt(100 * labels.get(c, 0) / words, 2) for c in MARK_LABELS]
+                        + [_fmt(words / ends if ends else None, 1)])
+        if rows:
+            out[f"data:{corpus_dir.name}"] = _section(
+                f"{corpus_dir.name}: the prepared data sets", ["set", "words"] + [f"{c} %" for c in MARK_LABELS]
+                + ["words per sentence"], rows,
+                ["Marks per 100 words; a sentence ends at a PERIOD or QUESTION. "
+                 f"Command: `./run.sh --corpus {corpus_dir.name} --stage 1 --stop-stage 1` (writes `data/{corpus_dir.name}/<set>/stats.json`)"])
+    return out
+
+
+def render_sections(exp_root: Path, data_root: Path | None = None) -> dict[str, list[str]]:
+    """Every section after the corpus and ablation tables that exp/ (and data/) has the files for, by key."""
+    secs = data_sections(data_root) if data_root is not None and data_root.is_dir() else {}
+    secs.update({"asr": render_asr(exp_root), "wer_checks": render_wer_checks(exp_root)})
     secs.update(benchmark_sections(exp_root))
     return {k: v for k, v in secs.items() if v}
 
@@ -504,7 +533,8 @@ def merge_ledger(rows: list[dict[str, Any]], sections: dict[str, list[str]], led
     new_ledger = {"format": LEDGER_FORMAT,
                   "rows": sorted((ledger_row(r) for r in all_rows), key=_key),
                   "sections": {**ledger["sections"], **sections}}
-    order = list(SECTION_ORDER) + sorted(k for k in new_ledger["sections"] if k not in SECTION_ORDER)
+    data = sorted(k for k in new_ledger["sections"] if k.startswith("data:"))
+    order = data + list(SECTION_ORDER) + sorted(k for k in new_ledger["sections"] if k not in SECTION_ORDER and k not in data)
     out_sections: dict[str, list[str]] = {}
     for k in order:
         if k in sections:
@@ -522,7 +552,8 @@ def _main(args: argparse.Namespace) -> int:
         raise PunctError("experiment directory not found", exp_root)
     ledger_path = None if args.no_ledger else Path(args.ledger or Path(args.out).with_suffix(".json"))
     fresh = collect(exp_root)
-    rows, sections, ledger = merge_ledger(fresh, render_sections(exp_root), load_ledger(ledger_path))
+    rows, sections, ledger = merge_ledger(fresh, render_sections(exp_root, Path(args.data)),
+                                          load_ledger(ledger_path))
     text = render(rows) + "\n".join(render_ablations(rows) + [x for lines in sections.values() for x in lines])
     with atomic_write(args.out) as f:
         f.write(text)

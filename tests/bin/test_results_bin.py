@@ -235,3 +235,17 @@ def test_ablation_gain_is_the_difference_of_the_printed_values(tmp_path):
     (recipes / "c" / "results_ablation.tsv").write_text("lexical\tlex\thyp\tbase\nother\tother\thyp\n")
     rows = [x for x in results.render_ablations(results.collect(exp), recipes) if x.startswith("| ")]
     assert "| 62.7 | +1.2 (lexical) |" in rows[2]
+
+
+def test_data_sets_section_from_prepared_stats(tmp_path):
+    (tmp_path / "exp").mkdir()
+    d = tmp_path / "data" / "c" / "train"
+    d.mkdir(parents=True)
+    (d / "stats.json").write_text(json.dumps({"words": 1000, "labels": {"O": 850, "COMMA": 80, "PERIOD": 60, "QUESTION": 10}}))
+    (tmp_path / "data" / "c" / "hyp").mkdir()
+    (tmp_path / "data" / "c" / "hyp" / "stats.json").write_text(json.dumps({"speakers": 3}))  # not label stats: skipped
+    out = tmp_path / "R.md"
+    assert results.main(["--exp", str(tmp_path / "exp"), "--data", str(tmp_path / "data"), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "## c: the prepared data sets" in text
+    assert "| train | 1,000 | 8.00 | 6.00 | 1.00 | 14.3 |" in text and "| hyp |" not in text
