@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import platform
 import re
@@ -92,6 +93,7 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
             ppls = [float(r["valid_ppl"]) for r in rows if r.get("valid_ppl") not in (None, "", "nan")]
             if ppls:
                 info["best_epoch"] = 1 + ppls.index(min(ppls))
+            f1s = [float(r.get("valid_f1") or "nan") for r in rows]
             secs = [float(r.get("seconds") or 0) for r in rows]
             info["train_hours"] = sum(secs) / 3600
             wps = [float(r["words_per_s"]) for r in rows if r.get("words_per_s")]
@@ -109,6 +111,10 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
         c = yaml.safe_load(cfg.read_text(encoding="utf-8")) or {}
         info["model"] = c.get("model") or _get(c, "model", "name")
         info["config"] = c
+        if c.get("select_by") == "f1" and info.get("epochs"):  # best.pt is the epoch of the best validation F1
+            good = [(f, -i) for i, f in enumerate(f1s) if not math.isnan(f)]
+            if good:
+                info["best_epoch"] = 1 - max(good)[1]
     train_stats = exp_dir / "train_data.json"
     if train_stats.is_file():
         info["train_words"] = json.loads(train_stats.read_text()).get("words")

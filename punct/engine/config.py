@@ -52,8 +52,11 @@ class TrainConfig:
     #: vocabulary: at most this many words (0: no limit)
     max_vocab: int = 0
     max_epochs: int = 50
-    #: stop after this many epochs without a better validation perplexity
+    #: stop after this many epochs without a better validation score (select_by)
     patience: int = 5
+    #: the validation score that picks best.pt and counts patience: ppl (perplexity, lower is
+    #: better; the papers' early stopping) or f1 (overall F1 of the three marks, higher is better)
+    select_by: str = "ppl"
     #: torch intra-op threads
     threads: int = 2
     seed: int = 1
@@ -92,6 +95,10 @@ class TrainConfig:
             raise ValueError(f"optimizer must be adagrad, adam, adamw or sgd, got {self.optimizer!r}")
         if self.lr_schedule not in ("constant", "linear", "halving"):
             raise ValueError(f"lr_schedule must be constant, linear or halving, got {self.lr_schedule!r}")
+        if self.select_by not in ("ppl", "f1"):
+            raise ValueError(f"select_by must be ppl or f1, got {self.select_by!r}")
+        if self.select_by == "f1" and self.lr_schedule == "halving":
+            raise ValueError("lr_schedule halving follows the validation perplexity: it needs select_by ppl")
         if self.loss_reduction not in ("mean", "sum"):
             raise ValueError(f"loss_reduction must be mean or sum, got {self.loss_reduction!r}")
         if self.halving_threshold < 1.0:

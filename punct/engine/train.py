@@ -218,7 +218,7 @@ def _write_stopped(exp_dir: Path, why: str, prog: dict[str, Any]) -> None:
 
     with atomic_write(exp_dir / "train_done.json") as f:
         json.dump({"stopped": why, "epochs": prog["epoch"], "best_epoch": prog["best_epoch"],
-                   "best_valid_ppl": prog["best_ppl"]}, f, indent=1)
+                   "best_valid_ppl": prog["best_ppl"], "best_valid_f1": prog.get("best_f1")}, f, indent=1)
         f.write("\n")
 
 
@@ -423,14 +423,18 @@ def train(
         row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
                "valid_f1": f1, "seconds": round(prog["seconds"], 1),
                "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
-        improved = ppl < prog["best_ppl"]
+        if cfg.select_by == "f1":
+            improved = f1 > prog.get("best_f1", -math.inf)
+        else:
+            improved = ppl < prog["best_ppl"]
         if cfg.lr_schedule == "halving":
             _halving_step(cfg, prog, ppl, improved, model, exp_dir / "best.pt")
-        log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f, %.0f s, %.0f words/s", row["epoch"],
-                 row["train_loss"], ppl, " (best)" if improved else "", f1, row["seconds"], row["words_per_s"])
+        best_ppl, best_f1 = (" (best)" if improved else "", "") if cfg.select_by == "ppl" else ("", " (best)" if improved else "")
+        log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
+                 row["train_loss"], ppl, best_ppl, f1, best_f1, row["seconds"], row["words_per_s"])
         prog["history"] = prog["history"] + [row]
         if improved:
-            prog["best_ppl"], prog["best_epoch"], prog["bad_epochs"] = ppl, epoch + 1, 0
+            prog["best_ppl"], prog["best_f1"], prog["best_epoch"], prog["bad_epochs"] = ppl, f1, epoch + 1, 0
             if main:
                 ckpt.save(exp_dir / "best.pt", dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1))
         else:
@@ -442,8 +446,9 @@ def train(
             _write_log(exp_dir, prog["history"])
 
     why = "halving" if prog.get("halved_out") else "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
-    log.info("training stopped (%s) after %d epochs; best valid ppl %.4f at epoch %d -> %s", why, prog["epoch"],
-             prog["best_ppl"], prog["best_epoch"], exp_dir / "best.pt")
+    log.info("training stopped (%s) after %d epochs; best (by %s) at epoch %d: valid ppl %.4f, F1 %.1f -> %s", why,
+             prog["epoch"], cfg.select_by, prog["best_epoch"], prog["best_ppl"], prog.get("best_f1", math.nan),
+             exp_dir / "best.pt")
     if main:
         _write_stopped(exp_dir, why, prog)
     if world > 1:

@@ -124,3 +124,29 @@ def test_sum_loss_steps_are_the_mean_loss_steps_times_the_word_count(tiny_data, 
     assert float(ratio[0]) == pytest.approx(80, rel=1e-4)  # the batch: 4 slices of 20 labelled words
     with pytest.raises(PunctError, match="loss_reduction must be mean or sum"):
         tiny_cfg("loss_reduction=median")
+
+
+def test_select_by_f1_picks_and_stops_on_the_validation_f1(tiny_data, tmp_path):
+    """select_by f1: best.pt is the first epoch of the highest validation F1, and patience
+    counts epochs since the last F1 improvement (not the perplexity's)."""
+    import json
+
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    prog = train(tiny_cfg("select_by=f1", "max_epochs=5", "patience=2", "lr=0.5"), tr, dev, exp)
+    f1s = [r["valid_f1"] for r in prog["history"]]
+    best = 1 + f1s.index(max(f1s))
+    assert ckpt.load(exp / "best.pt")["epoch"] == best
+    done = json.loads((exp / "train_done.json").read_text())
+    assert done["best_epoch"] == best and done["best_valid_f1"] == pytest.approx(max(f1s))
+    last_gain = max(i + 1 for i, f in enumerate(f1s) if f > max([-1.0] + f1s[:i]))
+    assert prog["epoch"] == min(5, last_gain + 2)
+    assert done["stopped"] == ("patience" if prog["epoch"] == last_gain + 2 else "max_epochs")
+    assert len(set(f1s)) > 1  # the F1 moved, so the choice above was a real one
+
+
+@pytest.mark.parametrize("extra, message", [(["select_by=bleu"], "select_by must be ppl or f1"),
+                                            (["select_by=f1", "lr_schedule=halving"], "needs select_by ppl")])
+def test_select_by_is_checked(extra, message):
+    with pytest.raises((ValueError, PunctError), match=message):
+        tiny_cfg(*extra).check()
