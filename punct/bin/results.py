@@ -198,7 +198,7 @@ def render(rows: list[dict[str, Any]]) -> str:
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(r["corpus"], []).append(r)
-    for corpus, rs in groups.items():
+    for corpus, rs in sorted(groups.items()):
         rs = sorted(rs, key=lambda r: (r["set"], r["exp"]))
         asr = any(_get(r["report"], "wer") is not None for r in rs)
         out += [f"## {corpus}", ""]
