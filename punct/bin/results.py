@@ -557,6 +557,8 @@ def _main(args: argparse.Namespace) -> int:
     if not exp_root.is_dir():
         raise PunctError("experiment directory not found", exp_root)
     ledger_path = None if args.no_ledger else Path(args.ledger or Path(args.out).with_suffix(".json"))
+    if ledger_path is not None and ledger_path.resolve() == Path(args.out).resolve():
+        raise PunctError("the ledger would overwrite the results file: give --ledger another name", ledger_path)
     fresh = collect(exp_root)
     rows, sections, ledger = merge_ledger(fresh, render_sections(exp_root, Path(args.data)),
                                           load_ledger(ledger_path))

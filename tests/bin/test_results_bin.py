@@ -249,3 +249,10 @@ def test_data_sets_section_from_prepared_stats(tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "## c: the prepared data sets" in text
     assert "| train | 1,000 | 8.00 | 6.00 | 1.00 | 14.3 |" in text and "| hyp |" not in text
+
+
+def test_ledger_and_results_file_must_differ(tmp_path, capsys):
+    (tmp_path / "exp").mkdir()
+    assert results.main(["--exp", str(tmp_path / "exp"), "--out", str(tmp_path / "R.json")]) == 1
+    assert "ledger would overwrite" in capsys.readouterr().err
+    assert not (tmp_path / "R.json").exists()
