@@ -8,6 +8,10 @@
 # Corpus-specific parts live in recipes/<corpus>/ (Kaldi keeps them in local/;
 # here local/ holds the recipe's own shell plumbing). A corpus is a folder with
 # corpus.sh (its sets, experiments and a prepare_data function) and its scripts.
+# The whole script is one brace group, closed by "exit" on its last lines: bash reads all of
+# it before running any of it, so editing run.sh while a recipe runs (hours of training)
+# cannot change or break what that recipe does next.
+{
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -233,3 +237,5 @@ if run_stage 10; then
   python -m punct.bin.results --exp "$exp_root" --data "$data_root" --out "$results" --print "$exp"
 fi
 log "done: $corpus, stages $stage-$stop_stage"
+exit
+}
