@@ -429,9 +429,10 @@ def train(
             improved = ppl < prog["best_ppl"]
         if cfg.lr_schedule == "halving":
             _halving_step(cfg, prog, ppl, improved, model, exp_dir / "best.pt")
-        best_ppl, best_f1 = (" (best)" if improved else "", "") if cfg.select_by == "ppl" else ("", " (best)" if improved else "")
+        mark = " (best)" if improved else ""  # beside the score that selects
+        ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
         log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
-                 row["train_loss"], ppl, best_ppl, f1, best_f1, row["seconds"], row["words_per_s"])
+                 row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
         prog["history"] = prog["history"] + [row]
         if improved:
             prog["best_ppl"], prog["best_f1"], prog["best_epoch"], prog["bad_epochs"] = ppl, f1, epoch + 1, 0
