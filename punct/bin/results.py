@@ -82,6 +82,14 @@ def _class(report: dict, name: str) -> dict:
     return report.get(name, {})
 
 
+def _read_json(path: Path) -> Any:
+    """The JSON document at PATH; malformed JSON is a one-line error naming the file and line."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise PunctError(f"invalid JSON: {e.msg}", path, e.lineno) from None
+
+
 def _train_info(exp_dir: Path) -> dict[str, Any]:
     info: dict[str, Any] = {}
     log = exp_dir / "train_log.tsv"
@@ -112,9 +120,9 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
         info["model"] = c.get("model") or _get(c, "model", "name")
         info["config"] = c
         if c.get("select_by") == "f1" and info.get("epochs"):  # best.pt is the epoch of the best validation F1
-            good = [(f, -i) for i, f in enumerate(f1s) if not math.isnan(f)]
-            if good:
-                info["best_epoch"] = 1 - max(good)[1]
+            scored = [i for i, f in enumerate(f1s) if not math.isnan(f)]
+            if scored:  # the first epoch of the highest F1, as the trainer picks it
+                info["best_epoch"] = 1 + max(scored, key=lambda i: f1s[i])
     train_stats = exp_dir / "train_data.json"
     if train_stats.is_file():
         info["train_words"] = json.loads(train_stats.read_text()).get("words")
@@ -148,10 +156,7 @@ def collect(exp_root: Path) -> list[dict[str, Any]]:
         decode_dir = report_path.parent.parent
         exp_dir = decode_dir.parent
         corpus = exp_dir.parent.name
-        try:
-            report = json.loads(report_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise PunctError(f"invalid JSON: {e.msg}", report_path, e.lineno) from None
+        report = _read_json(report_path)
         stats = {}
         if (decode_dir / "decode_stats.json").is_file():
             stats = json.loads((decode_dir / "decode_stats.json").read_text(encoding="utf-8"))
@@ -437,12 +442,6 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
     return out
 
 
-def render_benchmarks(exp_root: Path) -> list[str]:
-    """The benchmark sections, in SECTION_ORDER."""
-    secs = benchmark_sections(exp_root)
-    return [line for k in SECTION_ORDER if k in secs for line in secs[k]]
-
-
 def data_sections(data_root: Path) -> dict[str, list[str]]:
     """Label statistics of every prepared data directory that has them (``stats.json`` with
     ``words`` and ``labels``), one section per corpus (key ``data:<corpus>``): how often each mark
@@ -451,10 +450,7 @@ def data_sections(data_root: Path) -> dict[str, list[str]]:
     for corpus_dir in sorted(p for p in data_root.glob("*") if p.is_dir()):
         rows = []
         for stats_path in sorted(corpus_dir.glob("*/stats.json")):
-            try:
-                st = json.loads(stats_path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as e:
-                raise PunctError(f"invalid JSON: {e.msg}", stats_path, e.lineno) from None
+            st = _read_json(stats_path)
             labels, words = st.get("labels"), st.get("words")
             if not isinstance(labels, dict) or not words:
                 continue
@@ -509,10 +505,7 @@ def load_ledger(path: Path | None) -> dict[str, Any]:
     empty: dict[str, Any] = {"format": LEDGER_FORMAT, "rows": [], "sections": {}}
     if path is None or not path.is_file():
         return empty
-    try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise PunctError(f"invalid JSON: {e.msg}", path, e.lineno) from None
+    d = _read_json(path)
     if not isinstance(d, dict) or d.get("format") != LEDGER_FORMAT or not isinstance(d.get("rows"), list) \
             or not isinstance(d.get("sections"), dict):
         raise PunctError(f"not a results ledger (expected an object with format {LEDGER_FORMAT}, rows and sections)",

@@ -256,3 +256,19 @@ def test_ledger_and_results_file_must_differ(tmp_path, capsys):
     assert results.main(["--exp", str(tmp_path / "exp"), "--out", str(tmp_path / "R.json")]) == 1
     assert "ledger would overwrite" in capsys.readouterr().err
     assert not (tmp_path / "R.json").exists()
+
+
+def test_best_epoch_follows_select_by(tmp_path):
+    """With select_by f1 the best epoch is the first one of the highest validation F1, else the
+    lowest perplexity's."""
+    from punct.bin.results import _train_info
+
+    d = tmp_path / "m"
+    d.mkdir()
+    (d / "train_log.tsv").write_text("epoch\ttrain_loss\tvalid_ppl\tvalid_f1\tseconds\twords_per_s\n"
+                                     "1\t0.5\t1.30\t40\t1\t1\n2\t0.4\t1.35\t45\t1\t1\n3\t0.3\t1.37\t45\t1\t1\n"
+                                     "4\t0.2\t1.40\tnan\t1\t1\n")
+    (d / "config.yaml").write_text("model: tbrnn\nselect_by: ppl\n")
+    assert _train_info(d)["best_epoch"] == 1
+    (d / "config.yaml").write_text("model: tbrnn\nselect_by: f1\n")
+    assert _train_info(d)["best_epoch"] == 2
