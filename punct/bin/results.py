@@ -82,12 +82,18 @@ def _class(report: dict, name: str) -> dict:
     return report.get(name, {})
 
 
-def _read_json(path: Path) -> Any:
-    """The JSON document at PATH; malformed JSON is a one-line error naming the file and line."""
+def _read_json(path: Path) -> dict[str, Any]:
+    """The JSON object at PATH (every file the report reads holds one); malformed JSON or
+    another top-level value is a one-line error naming the file (and line)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        d = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise PunctError(f"invalid JSON: {e.msg}", path, e.lineno) from None
+    except UnicodeDecodeError:
+        raise PunctError("not UTF-8 text", path) from None
+    if not isinstance(d, dict):
+        raise PunctError(f"expected a JSON object, found {type(d).__name__}", path)
+    return d
 
 
 def _train_info(exp_dir: Path) -> dict[str, Any]:
@@ -125,12 +131,12 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
                 info["best_epoch"] = 1 + max(scored, key=lambda i: f1s[i])
     train_stats = exp_dir / "train_data.json"
     if train_stats.is_file():
-        info["train_words"] = json.loads(train_stats.read_text()).get("words")
+        info["train_words"] = _read_json(train_stats).get("words")
     elif info.get("cmd"):  # the training data directory's own statistics (prepare.py writes stats.json)
         m = re.search(r"--train (\S+)", info["cmd"])
         stats = Path(m.group(1)) / "stats.json" if m else None
         if stats is not None and stats.is_file():
-            info["train_words"] = json.loads(stats.read_text(encoding="utf-8")).get("words")
+            info["train_words"] = _read_json(stats).get("words")
     return info
 
 
@@ -139,7 +145,7 @@ def _stopped(exp_dir: Path) -> str | None:
     from train_done.json, or for runs older than that file from the end line of the log."""
     done = exp_dir / "train_done.json"
     if done.is_file():
-        return json.loads(done.read_text(encoding="utf-8")).get("stopped")
+        return _read_json(done).get("stopped")
     log_file = exp_dir / "log" / "train.log"
     if log_file.is_file():
         text = log_file.read_text(encoding="utf-8", errors="replace")
@@ -159,7 +165,7 @@ def collect(exp_root: Path) -> list[dict[str, Any]]:
         report = _read_json(report_path)
         stats = {}
         if (decode_dir / "decode_stats.json").is_file():
-            stats = json.loads((decode_dir / "decode_stats.json").read_text(encoding="utf-8"))
+            stats = _read_json(decode_dir / "decode_stats.json")
         rows.append(
             {
                 "corpus": corpus,
@@ -332,7 +338,7 @@ def render_asr(exp_root: Path) -> list[str]:
     """Word error rates of the recipe's own ASR decoding (stage 3), project scorer and sclite."""
     rows = []
     for wer_path in sorted(exp_root.glob("*/asr_*/scoring/wer.json")):
-        w = json.loads(wer_path.read_text(encoding="utf-8"))
+        w = _read_json(wer_path)
         corpus, set_name = wer_path.parents[2].name, wer_path.parents[1].name[len("asr_"):]
         ps, sc = w.get("punct_score") or {}, w.get("sclite") or {}
         rows.append([corpus, set_name, _fmt(ps.get("ref_words"), 0), _fmt(ps.get("wer"), 2), _fmt(sc.get("wer"), 1),
@@ -354,7 +360,7 @@ def render_wer_checks(exp_root: Path) -> list[str]:
     """Word error rates of given ASR hypotheses scored twice: punct.score and NIST sclite (punct.bin.wer)."""
     rows = []
     for wer_path in sorted(exp_root.glob("*/wer_*/wer.json")):
-        w = json.loads(wer_path.read_text(encoding="utf-8"))
+        w = _read_json(wer_path)
         corpus, hyp = wer_path.parents[1].name, wer_path.parent.name[len("wer_"):]
         ps, sc = w.get("punct_score") or {}, w.get("sclite") or {}
         utts = w.get("utterances")
@@ -377,7 +383,7 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     acc = exp_root / "benchmarks" / "audio_alignment.json"
     if acc.is_file():
-        a = json.loads(acc.read_text(encoding="utf-8")).get("alignment_accuracy") or {}
+        a = _read_json(acc).get("alignment_accuracy") or {}
         out["alignment"] = _section("Forced alignment accuracy (speech synthesized by Festival, which reports its true word times)",
                         ["sentences", "words", "boundaries", "mean abs. error ms", "median ms", "within 20 ms",
                          "within 50 ms", "letter-to-sound words", "failed"],
@@ -387,7 +393,7 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                         [f"Command: `python benchmarks/bench_audio.py --skip-speed --json {acc}`"])
     rst = exp_root / "benchmarks" / "restore_earnings21.json"
     if rst.is_file():
-        d = json.loads(rst.read_text(encoding="utf-8"))
+        d = _read_json(rst)
         m = d.get("machine") or {}
         rows = []
         for r in d.get("runs") or []:
@@ -403,7 +409,7 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                          "the model.", f"Command: `{d.get('command')}`"])
     mdl = exp_root / "benchmarks" / "models_speed.json"
     if mdl.is_file():
-        d = json.loads(mdl.read_text(encoding="utf-8"))
+        d = _read_json(mdl)
         rows = d.get("rows") or []
         ew = d.get("epoch_words") or 2100000
         out["models_speed"] = _section(f"Training and decoding speed of every model config (synthetic English-like text, "
@@ -416,7 +422,7 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                          f"{d.get('load_after')} (other jobs slow these numbers down).", f"Command: `{d.get('command')}`"])
     npr = exp_root / "benchmarks" / "train_nproc.json"
     if npr.is_file():
-        d = json.loads(npr.read_text(encoding="utf-8"))
+        d = _read_json(npr)
         out["train_nproc"] = _section(f"Using the cores in one training ({d.get('config')}, one epoch of the first "
                         f"{d.get('train_words'):,} training words)",
                         ["layout", "words/s", "epoch s", "speed-up", "valid ppl"],
@@ -427,7 +433,7 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                          "equals the one-process update, hence the same perplexity.", f"Command: `{d.get('command')}`"])
     spd = exp_root / "benchmarks" / "audio_speed.json"
     if spd.is_file():
-        d = json.loads(spd.read_text(encoding="utf-8"))
+        d = _read_json(spd)
         speed = d.get("speed") or []
         if speed:
             out["audio_speed"] = _section("Speed of the audio stages (real-time factor: wall-clock / audio duration)",

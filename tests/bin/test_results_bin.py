@@ -272,3 +272,21 @@ def test_best_epoch_follows_select_by(tmp_path):
     assert _train_info(d)["best_epoch"] == 1
     (d / "config.yaml").write_text("model: tbrnn\nselect_by: f1\n")
     assert _train_info(d)["best_epoch"] == 2
+
+
+@pytest.mark.parametrize("name, text, problem", [
+    ("train_done.json", '{"stopped": "patience"', "invalid JSON"),
+    ("train_done.json", '["patience"]', "expected a JSON object, found list"),
+    ("decode_test/decode_stats.json", "3", "expected a JSON object, found int"),
+    ("decode_test/scoring/report.json", "\n\n{oops}", "report.json:3: invalid JSON"),
+])
+def test_bad_exp_json_is_a_one_line_error_and_writes_nothing(tmp_path, capsys, name, text, problem):
+    """Every JSON file the report reads under exp/ fails the same way: one line naming the file, no output written."""
+    exp, out = tmp_path / "exp", tmp_path / "R.md"
+    d = _scored(exp, "c", "lex", "test", _report(50, 60, 10, 55.0))
+    (d / name).write_text(text)
+    out.write_text("earlier\n")
+    assert results.main(["--exp", str(exp), "--out", str(out), "--no-ledger"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and problem in err[0] and name.split("/")[-1] in err[0], err
+    assert out.read_text() == "earlier\n"
