@@ -461,13 +461,19 @@ def data_sections(data_root: Path) -> dict[str, list[str]]:
             if not isinstance(labels, dict) or not words:
                 continue
             ends = sum(labels.get(c, 0) for c in ("PERIOD", "QUESTION"))
+            ov = st.get("heldout_overlap") if isinstance(st.get("heldout_overlap"), dict) else {}
+            seen = ", ".join(f"{k} {_fmt(v.get('shared_pct'), 2)}% ({v.get('utterances_seen', 0)} of "
+                             f"{v.get('utterances', 0)} seen)" for k, v in sorted(ov.items()) if isinstance(v, dict))
             rows.append([stats_path.parent.name, f"{words:,}"] + [_fmt(100 * labels.get(c, 0) / words, 2) for c in MARK_LABELS]
-                        + [_fmt(words / ends if ends else None, 1)])
+                        + [_fmt(words / ends if ends else None, 1), seen or "-"])
         if rows:
             out[f"data:{corpus_dir.name}"] = _section(
                 f"{corpus_dir.name}: the prepared data sets", ["set", "words"] + [f"{c} %" for c in MARK_LABELS]
-                + ["words per sentence"], rows,
-                ["Marks per 100 words; a sentence ends at a PERIOD or QUESTION. "
+                + ["words per sentence", "held-out text in it"], rows,
+                ["Marks per 100 words; a sentence ends at a PERIOD or QUESTION. \"held-out text in it\" (training "
+                 "sets): the share of each benchmark set's distinct 12-word n-grams that the training text also has, "
+                 "and how many of its utterances have more than half of theirs there (a test talk in the training "
+                 "text); punct.overlap. "
                  f"Command: `./run.sh --corpus {corpus_dir.name} --stage 1 --stop-stage 1` (writes `data/{corpus_dir.name}/<set>/stats.json`)"])
     return out
 

@@ -29,11 +29,12 @@ except ImportError:  # run as a script without PYTHONPATH: the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from punct.bin.common import add_common, require_inputs, run
-from punct.datadir import validate_datadir, write_datadir
+from punct.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
 from punct.io.iwslt import read_words
 from punct.labels import LABELS, SENTENCE_END
+from punct.overlap import heldout_overlap
 from punct.textnorm import normalize_written
 from punct.words import Utterance, Word
 
@@ -209,6 +210,24 @@ def write_set(out: Path, utts: list[Utterance], stats: dict) -> None:
              " ".join(f"{k}={v}" for k, v in stats["labels"].items()))
 
 
+def train_overlap(out_dir: Path, train: list[Utterance]) -> dict:
+    """``heldout_overlap`` of every benchmark set already prepared under OUT_DIR against the
+    training talks (punct.overlap): the TED talks are gathered from the web, so a test talk
+    could be among them; a warning says so when one is."""
+    out = {}
+    for name in BENCHMARK_SETS:
+        if not is_done(out_dir / name):
+            continue
+        ov = heldout_overlap(load_utterances(out_dir / name), train)
+        out[name] = ov
+        msg = ("%s: %d of its %d distinct %d-grams (%.2f%%) are in the training text; %d of its %d utterances "
+               "have more than half of theirs there")
+        level = logging.WARNING if ov["utterances_seen"] or ov["shared_pct"] > 1.0 else logging.INFO
+        log.log(level, msg, name, ov["shared"], ov["ngrams"], ov["n"], ov["shared_pct"], ov["utterances_seen"],
+                ov["utterances"])
+    return out
+
+
 def _bool(s: str) -> bool:
     v = s.lower()
     if v in ("1", "true", "yes", "y"):
@@ -288,6 +307,7 @@ def _main(args: argparse.Namespace) -> int:
         utts, info = read_train(talks, args.train_words, args.nj)
         stats = set_stats(utts, {"source": str(talks), "empty_word_lines_fixed": 0,
                                  "words_requested": args.train_words, **info})
+        stats["heldout_overlap"] = train_overlap(args.out_dir, utts)
         log.info("%s: %d of %d talk files used (%d empty skipped), %d words, %d types, %d seen at least twice",
                  talks, info["talks_used"], info["talk_files"], info["talks_skipped_empty"], stats["words"],
                  stats["types"], stats["types_min2"])

@@ -241,14 +241,19 @@ def test_data_sets_section_from_prepared_stats(tmp_path):
     (tmp_path / "exp").mkdir()
     d = tmp_path / "data" / "c" / "train"
     d.mkdir(parents=True)
-    (d / "stats.json").write_text(json.dumps({"words": 1000, "labels": {"O": 850, "COMMA": 80, "PERIOD": 60, "QUESTION": 10}}))
+    (d / "stats.json").write_text(json.dumps({"words": 1000, "labels": {"O": 850, "COMMA": 80, "PERIOD": 60, "QUESTION": 10},
+                                              "heldout_overlap": {"test": {"shared_pct": 0.125, "utterances": 13,
+                                                                           "utterances_seen": 0}}}))
+    (tmp_path / "data" / "c" / "test").mkdir()
+    (tmp_path / "data" / "c" / "test" / "stats.json").write_text(json.dumps({"words": 10, "labels": {"O": 9, "PERIOD": 1}}))
     (tmp_path / "data" / "c" / "hyp").mkdir()
     (tmp_path / "data" / "c" / "hyp" / "stats.json").write_text(json.dumps({"speakers": 3}))  # not label stats: skipped
     out = tmp_path / "R.md"
     assert results.main(["--exp", str(tmp_path / "exp"), "--data", str(tmp_path / "data"), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "## c: the prepared data sets" in text
-    assert "| train | 1,000 | 8.00 | 6.00 | 1.00 | 14.3 |" in text and "| hyp |" not in text
+    assert "| train | 1,000 | 8.00 | 6.00 | 1.00 | 14.3 | test 0.12% (0 of 13 seen) |" in text and "| hyp |" not in text
+    assert "| test | 10 | 0.00 | 10.00 | 0.00 | 10.0 | - |" in text
 
 
 def test_ledger_and_results_file_must_differ(tmp_path, capsys):

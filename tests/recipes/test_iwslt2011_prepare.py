@@ -153,3 +153,24 @@ def test_two_workers_same_result(prep, tmp_path, caplog):
     assert [u.id for u in one] == [f"t{i:02d}" for i in range(10) if i != 4]
     assert info1["talks_skipped_empty"] == info2["talks_skipped_empty"] == 1
     assert "t04.md: empty talk" in caplog.text
+
+
+def test_training_text_is_checked_for_test_talks(prep, corpus, tmp_path, caplog):
+    """The training set's stats.json says how much of each prepared benchmark set the training
+    talks hold (12-word n-grams), and a test talk copied into the talks is a warning."""
+    out = tmp_path / "data"
+    assert run_main(prep, corpus, out) == 0
+    ov = json.loads((out / "train" / "stats.json").read_text())["heldout_overlap"]
+    assert set(ov) == {"test2011", "dev2012"} and ov["test2011"]["shared"] == 0
+    assert ov["test2011"]["ngrams"] == 0  # 7 words: too short for a 12-gram
+    words = "so we went there and then we saw that it was good and we said yes to all of it"
+    (corpus / "iwslt2011" / "test2011").write_text(bench([(w, "O") for w in words.split()[:-1]] + [("it", "PERIOD")]))
+    (corpus / "ted" / "talks" / "e_copy.md").write_text(f"Hello. {words.capitalize()}.\n")
+    out2 = tmp_path / "data2"
+    with caplog.at_level("INFO"):
+        assert run_main(prep, corpus, out2, "--sets", "test2011,train") == 0
+    ov = json.loads((out2 / "train" / "stats.json").read_text())["heldout_overlap"]
+    assert set(ov) == {"test2011"}
+    assert ov["test2011"]["shared"] == ov["test2011"]["ngrams"] == len(words.split()) - 11
+    assert ov["test2011"]["utterances_seen"] == 1
+    assert any(r.levelname == "WARNING" and "test2011" in r.getMessage() for r in caplog.records)
