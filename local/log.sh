@@ -19,3 +19,14 @@ up_to_date() {
   [ -f "$marker" ] || return 1
   for input in "$@"; do [ "$marker" -nt "$input" ] || return 1; done
 }
+# keep_old_log LOGF: a job about to write LOGF anew first moves an earlier LOGF (a killed or
+# crashed run's, whose reason a rerun would otherwise overwrite) to LOGF.1, LOGF.1 to LOGF.2
+# and so on; the last ${KEEP_LOGS:-5} are kept. A resumed training's log.1 holds its first epochs.
+keep_old_log() {
+  local logf=$1 i n=${KEEP_LOGS:-5}
+  [ -e "$logf" ] || return 0
+  for ((i = n - 1; i >= 1; i--)); do
+    if [ -e "$logf.$i" ]; then mv -f "$logf.$i" "$logf.$((i + 1))" || return 1; fi
+  done
+  mv -f "$logf" "$logf.1"
+}

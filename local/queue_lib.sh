@@ -32,6 +32,17 @@ queue_parse() {
   name=$(basename "$logpat" .log); name=${name//$var/}; name=${name%.}
 }
 
+# queue_keep_old_logs: before submitting, every task's earlier log moves aside (keep_old_log),
+# so that queue_check never takes an old run's '# ended ... with status 0' for a task that
+# did not run this time, and a rerun does not overwrite the log of a failed run.
+queue_keep_old_logs() {
+  local j logf
+  for ((j = first; j <= last; j++)); do
+    logf=$logpat; [ -n "$var" ] && logf=${logpat//$var/$j}
+    keep_old_log "$logf" || die "cannot move the earlier $logf aside"
+  done
+}
+
 # queue_task_script SCRIPT JOB_LINES BANNER: write the task script that the array runs.
 # JOB_LINES (shell code, written as is) sets $job from the scheduler's task index;
 # BANNER (written as is, expanded at run time) names the scheduler's job in the log.

@@ -2,7 +2,8 @@
 # Run a command as NJ local background jobs, Kaldi run.pl style:
 #   local/run_local.sh JOB=1:4 exp/x/log/job.JOB.log python -m punct.bin.X --part JOB ...
 # Without JOB=a:b it runs the command once. Each job writes its own log; when a
-# job fails, the tail of its log is printed and the script exits non-zero.
+# job fails, the tail of its log is printed and the script exits non-zero. An earlier
+# log of the same name is kept as LOG.1 (keep_old_log in local/log.sh).
 set -u
 . "$(dirname "$0")/log.sh"
 [ $# -ge 2 ] || die "usage: $0 [JOB=1:N] LOG COMMAND [ARGS...]"
@@ -19,6 +20,7 @@ for ((j = first; j <= last; j++)); do
     for i in "${!args[@]}"; do args[$i]=${args[$i]//$var/$j}; done
   fi
   mkdir -p "$(dirname "$logf")"
+  keep_old_log "$logf" || die "cannot move the earlier $logf aside"
   { echo "# ${args[*]}"; echo "# started $(date)"; } > "$logf"
   ( "${args[@]}" >> "$logf" 2>&1; rc=$?; echo "# ended $(date) with status $rc" >> "$logf"; exit $rc ) &
   pids+=($!); logs+=("$logf")

@@ -16,6 +16,7 @@ command -v qsub >/dev/null || die "qsub not found: is this a Grid Engine cluster
 script=$logdir/q/$name.sh
 queue_task_script "$script" 'job=${SGE_TASK_ID:-1}
 [ "$job" = undefined ] && job=1' 'Grid Engine job ${JOB_ID:-?}, task $job'
+queue_keep_old_logs
 
 log "submitting $name: tasks $first-$last to Grid Engine (logs: $logpat)"
 qsub -sync y -terse -cwd -V -j y -S /bin/bash -N "punct-$name" -t "$first-$last" \

@@ -15,6 +15,7 @@ queue_parse sbatch '=' "$@"
 command -v sbatch >/dev/null || die "sbatch not found: is this a Slurm cluster? (see cmd.sh)"
 script=$logdir/q/$name.sh
 queue_task_script "$script" 'job=${SLURM_ARRAY_TASK_ID:-1}' 'Slurm job ${SLURM_JOB_ID:-?}, task $job'
+queue_keep_old_logs
 
 log "submitting $name: tasks $first-$last to Slurm (logs: $logpat)"
 sbatch --wait --parsable --job-name="punct-$name" --array="$first-$last" --chdir="$PWD" \

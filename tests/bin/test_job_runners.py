@@ -87,6 +87,38 @@ def test_all_jobs_succeed_and_a_single_job(runner, tmp_path):
     assert "single" in (tmp_path / "one.log").read_text()
 
 
+@pytest.mark.parametrize("runner", sorted(RUNNERS))
+def test_a_rerun_keeps_the_earlier_logs(runner, tmp_path):
+    """A job that writes a log anew moves the earlier one to LOG.1 (LOG.1 to LOG.2, ...): the
+    log of a killed or failed run survives its rerun; the last 5 are kept."""
+    prefix, fake = RUNNERS[runner]
+    env = fake_bin(tmp_path, *fake) if fake else None
+    logf = tmp_path / "log" / "train.log"
+    for i in range(1, 8):
+        r = run([*prefix, str(logf), "echo", f"run {i}"], env)
+        assert r.returncode == 0, r.stderr
+    assert "run 7" in logf.read_text()
+    kept = sorted(p.name for p in logf.parent.glob("train.log*"))
+    assert kept == ["train.log", *(f"train.log.{k}" for k in range(1, 6))]
+    for k in range(1, 6):
+        assert f"run {7 - k}" in (logf.parent / f"train.log.{k}").read_text()
+
+
+@pytest.mark.parametrize("runner", ["slurm", "sge"])
+def test_an_old_log_does_not_pass_for_a_task_that_did_not_run(runner, tmp_path):
+    """A scheduler that ran no task (the queue lost it) is a failure even when an earlier
+    run left a log ending '# ended ... with status 0' at the same path."""
+    prefix, fake = RUNNERS[runner]
+    env = fake_bin(tmp_path, *fake)
+    logf = tmp_path / "log" / "job.1.log"
+    assert run([*prefix, "JOB=1:1", str(tmp_path / "log" / "job.JOB.log"), "true"], env).returncode == 0
+    assert logf.read_text().rstrip().endswith("with status 0")
+    env = fake_bin(tmp_path, fake[0], '#!/usr/bin/env bash\nexit 0\n')  # accepts the array, runs nothing
+    r = run([*prefix, "JOB=1:1", str(tmp_path / "log" / "job.JOB.log"), "true"], env)
+    assert r.returncode != 0 and "the task never started" in r.stderr
+    assert (tmp_path / "log" / "job.1.log.1").read_text().rstrip().endswith("with status 0")
+
+
 @pytest.mark.parametrize("runner,tool", [("slurm", "sbatch"), ("sge", "qsub")])
 def test_cluster_runner_without_its_tool_says_so(runner, tool, tmp_path):
     prefix, _ = RUNNERS[runner]
