@@ -144,8 +144,10 @@ def iter_talks(files: list[Path], nj: int) -> Iterator[tuple[Path, list[Word]]]:
             pool.join()
 
 
-def read_train(talks_dir: Path, limit: int, nj: int) -> tuple[list[Utterance], dict]:
-    """One utterance per talk, sorted by file name, whole talks until ``limit`` words (0 = all)."""
+def read_train(talks_dir: Path, limit: int, nj: int, skip: int = 0) -> tuple[list[Utterance], dict]:
+    """One utterance per talk, sorted by file name, whole talks until ``limit`` words (0 = all);
+    with ``skip``, the whole talks that the first ``skip`` words' worth takes (what
+    ``--train-words SKIP`` would train on) are passed over first: held-out talks of the same text."""
     files = sorted(talks_dir.glob("*.md"), key=lambda p: p.name)
     if not files:
         raise PunctError("no *.md talk files", talks_dir)
@@ -153,6 +155,7 @@ def read_train(talks_dir: Path, limit: int, nj: int) -> tuple[list[Utterance], d
     utts: list[Utterance] = []
     total = 0
     skipped = 0
+    passed = 0  # words of the skipped talks
     progress = None
     if sys.stderr.isatty():
         from tqdm import tqdm
@@ -164,6 +167,9 @@ def read_train(talks_dir: Path, limit: int, nj: int) -> tuple[list[Utterance], d
                 log.warning("%s: empty talk (no words): skipped", path)
                 skipped += 1
                 continue
+            if passed < skip:
+                passed += len(words)
+                continue
             utts.append(Utterance(id=ids[path], words=words))
             total += len(words)
             if progress is not None:
@@ -174,8 +180,10 @@ def read_train(talks_dir: Path, limit: int, nj: int) -> tuple[list[Utterance], d
         if progress is not None:
             progress.close()
     if not utts:
-        raise PunctError("no talk has any words", talks_dir)
-    return utts, {"talk_files": len(files), "talks_used": len(utts), "talks_skipped_empty": skipped}
+        raise PunctError("no talk has any words" if not skip else f"no talk left after skipping {passed} words",
+                         talks_dir)
+    return utts, {"talk_files": len(files), "talks_used": len(utts), "talks_skipped_empty": skipped,
+                  "words_skipped": passed}
 
 
 # ---------------------------------------------------------------- writing
@@ -247,6 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out-dir", required=True, type=Path, help="output folder, e.g. data/iwslt2011")
     p.add_argument("--train-words", type=int, default=0,
                    help="whole talks in file-name order until N words (2100000 = the paper's budget; 0 = all)")
+    p.add_argument("--skip-words", type=int, default=0,
+                   help="first pass over the whole talks that --train-words N would take (N here), then take "
+                        "--train-words more: TED talks held out from a --train-words N training set (default 0)")
     p.add_argument("--dev-words", type=int, default=0, help="prefix of whole dev2012 utterances, N words (0 = all)")
     p.add_argument("--test-words", type=int, default=0, help="prefix of whole test2011 utterances, N words (0 = all)")
     p.add_argument("--train-name", default="train", help="name of the training set folder (default: train)")
@@ -267,7 +278,7 @@ def _main(args: argparse.Namespace) -> int:
     for s in wanted:
         if s not in (*BENCHMARK_SETS, "train"):
             raise PunctError(f"unknown set {s!r} in --sets (expected test2011, dev2012, train)")
-    for opt in ("train_words", "dev_words", "test_words"):
+    for opt in ("train_words", "skip_words", "dev_words", "test_words"):
         if getattr(args, opt) < 0:
             raise PunctError(f"--{opt.replace('_', '-')} must be >= 0")
     if args.utt_words < 1:
@@ -304,7 +315,7 @@ def _main(args: argparse.Namespace) -> int:
             return 0
         t0 = time.time()
         talks = corpus / "ted" / "talks"
-        utts, info = read_train(talks, args.train_words, args.nj)
+        utts, info = read_train(talks, args.train_words, args.nj, args.skip_words)
         stats = set_stats(utts, {"source": str(talks), "empty_word_lines_fixed": 0,
                                  "words_requested": args.train_words, **info})
         stats["heldout_overlap"] = train_overlap(args.out_dir, utts)

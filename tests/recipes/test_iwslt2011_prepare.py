@@ -93,6 +93,26 @@ def test_train_words_takes_whole_talks(prep, corpus, tmp_path):
     assert sorted(texts(out / "train_8")) == ["a_talk_1", "b_talk"]
 
 
+def test_skip_words_holds_out_the_talks_after_a_train_words_set(prep, corpus, tmp_path):
+    """--skip-words N passes over exactly the talks --train-words N takes: the two sets part the talks."""
+    out = tmp_path / "data"
+    assert run_main(prep, corpus, out, "--sets", "train", "--train-words", "8", "--train-name", "t8") == 0
+    assert run_main(prep, corpus, out, "--sets", "train", "--skip-words", "8", "--train-name", "rest") == 0
+    assert sorted(texts(out / "t8")) == ["a_talk_1", "b_talk"] and sorted(texts(out / "rest")) == ["c_talk"]
+    assert json.loads((out / "rest" / "stats.json").read_text())["words_skipped"] == 12
+    assert run_main(prep, corpus, out, "--sets", "train", "--skip-words", "3", "--train-words", "1",
+                    "--train-name", "one") == 0
+    assert list(texts(out / "one")) == ["b_talk"]
+
+
+def test_skip_words_past_the_end_is_an_error(prep, corpus, tmp_path, capsys):
+    out = tmp_path / "data"
+    assert run_main(prep, corpus, out, "--sets", "train", "--skip-words", "100") == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no talk left after skipping" in err[0] and "talks" in err[0]
+    assert not (out / "train").exists()
+
+
 def test_test_words_prefix_and_skip_done(prep, corpus, tmp_path):
     out = tmp_path / "data"
     assert run_main(prep, corpus, out, "--sets", "test2011", "--utt-words", "2", "--test-words", "3") == 0
