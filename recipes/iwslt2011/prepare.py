@@ -14,6 +14,7 @@ See recipes/iwslt2011/README.md.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import re
@@ -33,7 +34,7 @@ from punct.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
 from punct.io.iwslt import read_words
-from punct.labels import LABELS, SENTENCE_END
+from punct.labels import DEFAULT_MARK_MAP, LABELS, SENTENCE_END
 from punct.overlap import heldout_overlap
 from punct.textnorm import normalize_written
 from punct.words import Utterance, Word
@@ -110,7 +111,21 @@ def talk_text(path: Path) -> str:
     return " ".join(ln for ln in lines if ln and not _HEADER_RE.match(ln))
 
 
-def _tokenize_talk(path: str) -> tuple[str, list[tuple[str, str]] | None, str | None]:
+def parse_mark_map(spec: str) -> dict[str, str]:
+    """``"MARK=LABEL ..."`` (``--=O :=COMMA``) -> the default mark map with those entries
+    replaced (punct.labels.DEFAULT_MARK_MAP); LABEL O removes the mark."""
+    table = dict(DEFAULT_MARK_MAP)
+    for item in spec.split():
+        mark, sep, label = item.rpartition("=")
+        if not sep or not mark:
+            raise PunctError(f"--mark-map: expected MARK=LABEL, got {item!r}")
+        if label not in LABELS:
+            raise PunctError(f"--mark-map: {item!r}: label must be one of {' '.join(LABELS)}")
+        table[mark] = label
+    return table
+
+
+def _tokenize_talk(path: str, mark_map: dict[str, str] | None = None) -> tuple[str, list[tuple[str, str]] | None, str | None]:
     """Worker: (path, [(word, label)...] or None, error message or None)."""
     p = Path(path)
     try:
@@ -119,20 +134,21 @@ def _tokenize_talk(path: str) -> tuple[str, list[tuple[str, str]] | None, str | 
         return path, None, f"not valid UTF-8 at byte {e.start}"
     if not text.strip():
         return path, [], None
-    return path, [(w.text, w.label) for w in normalize_written(text)], None
+    return path, [(w.text, w.label) for w in normalize_written(text, mark_map)], None
 
 
-def iter_talks(files: list[Path], nj: int) -> Iterator[tuple[Path, list[Word]]]:
+def iter_talks(files: list[Path], nj: int, mark_map: dict[str, str] | None = None) -> Iterator[tuple[Path, list[Word]]]:
     """Tokenize talk files in order (``nj`` worker processes); yields (file, words)."""
     paths = [str(f) for f in files]
+    work = functools.partial(_tokenize_talk, mark_map=mark_map)
     if nj <= 1 or len(paths) < 8:
-        results: Iterable = map(_tokenize_talk, paths)
+        results: Iterable = map(work, paths)
         pool = None
     else:
         import multiprocessing as mp
 
         pool = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn").Pool(nj)
-        results = pool.imap(_tokenize_talk, paths, chunksize=4)
+        results = pool.imap(work, paths, chunksize=4)
     try:
         for path, pairs, err in results:
             if err is not None:
@@ -144,7 +160,8 @@ def iter_talks(files: list[Path], nj: int) -> Iterator[tuple[Path, list[Word]]]:
             pool.join()
 
 
-def read_train(talks_dir: Path, limit: int, nj: int, skip: int = 0) -> tuple[list[Utterance], dict]:
+def read_train(talks_dir: Path, limit: int, nj: int, skip: int = 0,
+               mark_map: dict[str, str] | None = None) -> tuple[list[Utterance], dict]:
     """One utterance per talk, sorted by file name, whole talks until ``limit`` words (0 = all);
     with ``skip``, the whole talks that the first ``skip`` words' worth takes (what
     ``--train-words SKIP`` would train on) are passed over first: held-out talks of the same text."""
@@ -162,7 +179,7 @@ def read_train(talks_dir: Path, limit: int, nj: int, skip: int = 0) -> tuple[lis
 
         progress = tqdm(total=limit or None, unit="word", desc="train", file=sys.stderr)
     try:
-        for path, words in iter_talks(files, nj):
+        for path, words in iter_talks(files, nj, mark_map):
             if not words:
                 log.warning("%s: empty talk (no words): skipped", path)
                 skipped += 1
@@ -258,6 +275,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-words", type=int, default=0,
                    help="first pass over the whole talks that --train-words N would take (N here), then take "
                         "--train-words more: TED talks held out from a --train-words N training set (default 0)")
+    p.add_argument("--mark-map", default="",
+                   help="'MARK=LABEL ...': change how the talks' written marks map onto labels, e.g. "
+                        "--mark-map='--=O -=O' drops dashes instead of making them COMMA (write it with '=' "
+                        "when the value starts with '-'; default: Tilk and Alumae's mapping, "
+                        "punct.labels.DEFAULT_MARK_MAP)")
     p.add_argument("--dev-words", type=int, default=0, help="prefix of whole dev2012 utterances, N words (0 = all)")
     p.add_argument("--test-words", type=int, default=0, help="prefix of whole test2011 utterances, N words (0 = all)")
     p.add_argument("--train-name", default="train", help="name of the training set folder (default: train)")
@@ -283,6 +305,7 @@ def _main(args: argparse.Namespace) -> int:
             raise PunctError(f"--{opt.replace('_', '-')} must be >= 0")
     if args.utt_words < 1:
         raise PunctError("--utt-words must be >= 1")
+    mark_map = parse_mark_map(args.mark_map) if args.mark_map.strip() else None
     inputs = [corpus]
     inputs += [corpus / "iwslt2011" / s for s in BENCHMARK_SETS if s in wanted]
     if "train" in wanted:
@@ -315,7 +338,9 @@ def _main(args: argparse.Namespace) -> int:
             return 0
         t0 = time.time()
         talks = corpus / "ted" / "talks"
-        utts, info = read_train(talks, args.train_words, args.nj, args.skip_words)
+        utts, info = read_train(talks, args.train_words, args.nj, args.skip_words, mark_map)
+        if mark_map is not None:
+            info["mark_map"] = args.mark_map.split()
         stats = set_stats(utts, {"source": str(talks), "empty_word_lines_fixed": 0,
                                  "words_requested": args.train_words, **info})
         stats["heldout_overlap"] = train_overlap(args.out_dir, utts)

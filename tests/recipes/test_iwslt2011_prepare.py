@@ -194,3 +194,24 @@ def test_training_text_is_checked_for_test_talks(prep, corpus, tmp_path, caplog)
     assert ov["test2011"]["shared"] == ov["test2011"]["ngrams"] == len(words.split()) - 11
     assert ov["test2011"]["utterances_seen"] == 1
     assert any(r.levelname == "WARNING" and "test2011" in r.getMessage() for r in caplog.records)
+
+
+def test_mark_map_changes_how_talk_marks_become_labels(prep, corpus, tmp_path, capsys):
+    """--mark-map 'MARK=LABEL ...' replaces entries of the default mapping (here: dashes dropped
+    instead of COMMA) for the training talks, and is recorded in stats.json; a bad entry is a
+    one-line error."""
+    out = tmp_path / "data"
+    assert run_main(prep, corpus, out, "--sets", "train", "--mark-map=--=O -=O") == 0
+    tr = texts(out / "train")
+    # "U.S. --": the dot is still a PERIOD; "went to the" ... unchanged; no dash became COMMA
+    assert tr["c_talk"][5:] == ["us/PERIOD", "with/O", "10,000/O", "people/PERIOD"]
+    assert json.loads((out / "train" / "stats.json").read_text())["mark_map"] == ["--=O", "-=O"]
+    (corpus / "ted" / "talks" / "e.md").write_text("one -- two three\n")
+    assert run_main(prep, corpus, out, "--sets", "train", "--train-name", "t2", "--mark-map=--=O") == 0
+    assert texts(out / "t2")["e"] == ["one/O", "two/O", "three/O"]
+    assert run_main(prep, corpus, out, "--sets", "train", "--train-name", "t3") == 0
+    assert texts(out / "t3")["e"] == ["one/COMMA", "two/O", "three/O"]
+    assert run_main(prep, corpus, out, "--sets", "train", "--train-name", "t4", "--mark-map=--=DASH") == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--mark-map" in err[0] and "label must be one of" in err[0]
+    assert not (out / "t4").exists()
