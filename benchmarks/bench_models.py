@@ -1,7 +1,7 @@
 """Training and decoding speed (words/s) of every model config under conf/, on synthetic text.
 
     python benchmarks/bench_models.py [--configs conf/tlstm.yaml ...] [--steps 3]
-        [--threads 2] [--epoch-words 2100000] [--json out.json [--merge]]
+        [--threads 2] [--precision fp32|bf16] [--epoch-words 2100000] [--json out.json [--merge]]
 
 For each training config (a YAML file with ``model:``): builds the model at the
 config's own sizes, its featurizer from synthetic text, and times ``--steps``
@@ -51,7 +51,8 @@ def _glove_words(k: int) -> list[str]:
     return pq.read_table(root / "glove_6B_index.parquet").column(0).to_pylist()[:k]
 
 
-def bench_config(path: Path, steps: int, threads: int, fit_words: int, epoch_words: int) -> dict:
+def bench_config(path: Path, steps: int, threads: int, fit_words: int, epoch_words: int,
+                 precision: str | None = None) -> dict:
     import numpy as np
     import torch
 
@@ -65,7 +66,7 @@ def bench_config(path: Path, steps: int, threads: int, fit_words: int, epoch_wor
     from punct.models import build_model, get_model_class, resolved_model_args
 
     torch.set_num_threads(threads)
-    cfg = load_config(path, TrainConfig)
+    cfg = load_config(path, TrainConfig, [f"precision={precision}"] if precision else [])
     cls = get_model_class(cfg.model)
     args = resolved_model_args(cfg.model, cfg.model_args)
     fit = getattr(cls, "trainer", "sgd") == "fit"
@@ -78,7 +79,7 @@ def bench_config(path: Path, steps: int, threads: int, fit_words: int, epoch_wor
     torch.manual_seed(cfg.seed)
     model = build_model(cfg.model, args, inputs.input_size)
     n_params = sum(p.numel() for p in model.parameters())
-    row = {"config": path.name, "model": cfg.model, "params": n_params, "threads": threads}
+    row = {"config": path.name, "model": cfg.model, "params": n_params, "threads": threads, "precision": cfg.precision}
     if fit:
         t0 = time.perf_counter()
         model.fit([(ids.astype(np.int64), labels.astype(np.int64))])
@@ -93,7 +94,7 @@ def bench_config(path: Path, steps: int, threads: int, fit_words: int, epoch_wor
         for k, b in enumerate(batches):
             t0 = time.perf_counter()
             kw, mask, y = batch_inputs(inputs, sl, b)
-            loss = loss_sum_of(model, kw, y) / max(1, int((y != -100).sum()))
+            loss = loss_sum_of(model, kw, y, cfg.precision) / max(1, int((y != -100).sum()))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             if cfg.clip_norm > 0:
@@ -118,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--configs", nargs="*", default=None, help="config files (default: every training config in conf/)")
     p.add_argument("--steps", type=int, default=3, help="timed training steps per config (after one warm-up step)")
     p.add_argument("--threads", type=int, default=2, help="torch threads")
+    p.add_argument("--precision", choices=("fp32", "bf16"), default=None,
+                   help="train at this precision (default: each config's own; decoding is fp32)")
     p.add_argument("--fit-words", type=int, default=300000, help="words a counting model is fitted on")
     p.add_argument("--epoch-words", type=int, default=2100000, help="words of one epoch in the hours column")
     p.add_argument("--json", default=None, help="also write the rows as JSON")
@@ -142,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
             continue
         try:
-            r = bench_config(c, args.steps, args.threads, args.fit_words, args.epoch_words)
+            r = bench_config(c, args.steps, args.threads, args.fit_words, args.epoch_words, args.precision)
         except Exception as e:  # one broken config must not hide the others' numbers
             print(f"{c.name:<24} failed: {type(e).__name__}: {e}", flush=True)
             continue
@@ -153,8 +156,11 @@ def main(argv: list[str] | None = None) -> int:
         command = "python benchmarks/bench_models.py " + " ".join(argv if argv is not None else sys.argv[1:])
         if args.merge and Path(args.json).is_file():
             old = json.loads(Path(args.json).read_text())
-            mine = {r["config"] for r in rows}
-            rows = sorted([r for r in old.get("rows", []) if r["config"] not in mine] + rows, key=lambda r: r["config"])
+            def key(r):
+                return r["config"], r.get("precision", "fp32")
+
+            mine = {key(r) for r in rows}
+            rows = sorted([r for r in old.get("rows", []) if key(r) not in mine] + rows, key=key)
             command = f"{old.get('command')}; then {command}"
         out = {"rows": rows, "threads": args.threads, "epoch_words": args.epoch_words, "cores": os.cpu_count(),
                "load_before": load_before, "load_after": [round(x, 2) for x in os.getloadavg()],

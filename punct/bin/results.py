@@ -416,7 +416,8 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                         f"{d.get('threads')} threads)",
                         ["config", "model", "parameters", "train words/s", "decode words/s",
                          f"hours per {ew / 1e6:.1f}M-word epoch"],
-                        [[r.get("config"), r.get("model"), f"{r.get('params'):,}", _fmt(r.get("train_wps"), 0),
+                        [[r.get("config") + (f" ({r['precision']})" if r.get("precision", "fp32") != "fp32" else ""),
+                          r.get("model"), f"{r.get('params'):,}", _fmt(r.get("train_wps"), 0),
                           _fmt(r.get("decode_wps"), 0), _fmt(r.get("epoch_hours"), 2)] for r in rows],
                         [f"Machine: {d.get('cores')} cores; load average before/after {d.get('load_before')} / "
                          f"{d.get('load_after')} (other jobs slow these numbers down).", f"Command: `{d.get('command')}`"])

@@ -38,6 +38,7 @@ across ranks; rank 0 alone writes files. Each rank gets threads / N threads.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -62,9 +63,10 @@ from punct.models import SPECIALS, build_model, get_model_class, resolved_model_
 
 log = logging.getLogger(__name__)
 
-#: config keys that may change when a run is resumed (they do not change what is learnt)
+#: config keys that may change when a run is resumed (they do not change what is learnt;
+#: precision changes only the rounding of the forward pass)
 RESUMABLE_CHANGES = {"max_epochs", "patience", "threads", "checkpoint_minutes", "valid_batch_size", "stage1_cache_mb",
-                     "decode_window"}
+                     "decode_window", "precision"}
 
 LOG_COLUMNS = ("epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s")
 
@@ -106,11 +108,31 @@ def map_targets(model: torch.nn.Module, y: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torch.Tensor) -> torch.Tensor:
-    """Summed training loss of the words with a target (-100: none)."""
-    if hasattr(model, "training_loss"):
-        return model.training_loss(y, **inputs)
-    logits = model(**inputs)
+def autocast(precision: str):
+    """The context of a forward pass at ``precision`` (TrainConfig.precision): bf16 runs the
+    matrix products in bfloat16 (torch.autocast on the CPU), fp32 changes nothing."""
+    if precision == "bf16":
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def _native_bf16() -> bool:
+    """Whether oneDNN runs bfloat16 natively on this CPU (else autocast to bf16 is emulated)."""
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torch.Tensor,
+                precision: str = "fp32") -> torch.Tensor:
+    """Summed training loss of the words with a target (-100: none); the forward pass at
+    ``precision``, the loss in fp32."""
+    with autocast(precision):
+        if hasattr(model, "training_loss"):
+            return model.training_loss(y, **inputs).float()
+        logits = model(**inputs)
+    logits = logits.float()
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-100, reduction="sum")
 
 
@@ -144,7 +166,7 @@ def mark_f1(ref: list[str], hyp: list[str]) -> float:
 
 @torch.no_grad()
 def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=None, limit: int = 0,
-             rank: int = 0, world: int = 1) -> tuple[float, float]:
+             rank: int = 0, world: int = 1, precision: str = "fp32") -> tuple[float, float]:
     """(perplexity, overall mark F1 in percent) of ``model`` on the loss words of ``slices``
     (the first ``limit`` slices if > 0); ``inputs`` is the featurizer (default: word ids).
     With ``world`` > 1 every rank scores its share of the batches and the counts are gathered."""
@@ -158,7 +180,9 @@ def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=Non
     for idx in batches[rank::world]:
         kw, mask, y = batch_inputs(inputs, slices, idx)
         y = map_targets(model, y)
-        logits = model(**kw)
+        with autocast(precision):
+            logits = model(**kw)
+        logits = logits.float()
         keep = y != -100
         nll += float(F.cross_entropy(logits[keep], y[keep], reduction="sum"))
         n += int(keep.sum())
@@ -342,6 +366,8 @@ def train(
         torch.manual_seed(cfg.seed * 1000 + rank + 1)  # dropout masks differ between ranks
     n_params = sum(p.numel() for p in model.parameters())
     n_train = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    if cfg.precision == "bf16" and not _native_bf16():
+        log.warning("precision bf16 on a CPU without native bfloat16 (AVX512-BF16 or AMX): it will be slower than fp32")
     log.info("model %s: %d parameters (%d trained); %d train slices, %d valid slices%s", cfg.model, n_params, n_train,
              len(train_sl), len(valid_sl), f"; rank {rank} of {world}" if world > 1 else "")
     model.train()
@@ -379,14 +405,14 @@ def train(
                 n = int((train_sl.labels[idx] >= 0).sum())
                 n_words = int(train_sl.lengths[idx].sum())
                 loss_val = _dist_step(model, params, inputs, train_sl, np.array_split(idx, world)[rank],
-                                      n if cfg.loss_reduction == "mean" else 1)
+                                      n if cfg.loss_reduction == "mean" else 1, cfg.precision)
             else:
                 kw, mask, y = batch_inputs(inputs, train_sl, idx)
                 y = map_targets(model, y)
                 n = int((y != -100).sum())
                 n_words = int(mask.sum())
                 if n:
-                    loss_sum = loss_sum_of(model, kw, y)
+                    loss_sum = loss_sum_of(model, kw, y, cfg.precision)
                     opt.zero_grad(set_to_none=True)
                     (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
                     loss_val = loss_sum.item()
@@ -419,7 +445,8 @@ def train(
         if bar is not None:
             bar.close()
 
-        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world)
+        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world,
+                           cfg.precision)
         row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
                "valid_f1": f1, "seconds": round(prog["seconds"], 1),
                "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
@@ -482,7 +509,8 @@ def _halving_step(cfg: TrainConfig, prog: dict[str, Any], ppl: float, improved: 
         log.info("lr halving: the learning rate is now %.4g", cfg.lr * prog["lr_scale"])
 
 
-def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int) -> float:
+def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int,
+               precision: str = "fp32") -> float:
     """One rank's share of a data-parallel step: backward of its summed loss / N_TOTAL
     (the whole batch's word count for a mean loss, 1 for a sum), then one all-reduce of
     every gradient and the loss."""
@@ -495,7 +523,7 @@ def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total:
         kw, mask, y = batch_inputs(inputs, slices, part)
         y = map_targets(model, y)
         if int((y != -100).sum()):
-            loss_sum = loss_sum_of(model, kw, y)
+            loss_sum = loss_sum_of(model, kw, y, precision)
             (loss_sum / n_total).backward()
             loss_val = loss_sum.item()
     flat = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).reshape(-1) for p in params]
