@@ -407,20 +407,13 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                         [f"Machine: {m.get('cores')} cores ({m.get('machine')}), load average before/after "
                          f"{d.get('load_before')} / {d.get('load_after')}; wall time includes starting Python and loading "
                          "the model.", f"Command: `{d.get('command')}`"])
-    mdl = exp_root / "benchmarks" / "models_speed.json"
-    if mdl.is_file():
-        d = _read_json(mdl)
-        rows = d.get("rows") or []
-        ew = d.get("epoch_words") or 2100000
-        out["models_speed"] = _section(f"Training and decoding speed of every model config (synthetic English-like text, "
-                        f"{d.get('threads')} threads)",
-                        ["config", "model", "parameters", "train words/s", "decode words/s",
-                         f"hours per {ew / 1e6:.1f}M-word epoch"],
-                        [[r.get("config") + (f" ({r['precision']})" if r.get("precision", "fp32") != "fp32" else ""),
-                          r.get("model"), f"{r.get('params'):,}", _fmt(r.get("train_wps"), 0),
-                          _fmt(r.get("decode_wps"), 0), _fmt(r.get("epoch_hours"), 2)] for r in rows],
-                        [f"Machine: {d.get('cores')} cores; load average before/after {d.get('load_before')} / "
-                         f"{d.get('load_after')} (other jobs slow these numbers down).", f"Command: `{d.get('command')}`"])
+    for key, name, title in (
+            ("models_speed", "models_speed.json", "Training and decoding speed of every model config"),
+            ("models_precision", "models_speed_precision.json",
+             "Training speed in fp32 and bf16, TrainConfig precision; decoding is fp32 in both")):
+        mdl = exp_root / "benchmarks" / name
+        if mdl.is_file():
+            out[key] = _models_speed_section(_read_json(mdl), title)
     npr = exp_root / "benchmarks" / "train_nproc.json"
     if npr.is_file():
         d = _read_json(npr)
@@ -447,6 +440,20 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                              f"--nj {' '.join(str(r.get('nj')) for r in speed)} --json {spd}` "
                              f"(LJ Speech, {_fmt(speed[0].get('audio_s'), 0)} s of audio)"])
     return out
+
+
+def _models_speed_section(d: dict[str, Any], title: str) -> list[str]:
+    """A table of benchmarks/bench_models.py's JSON: speed per config (and precision)."""
+    rows = d.get("rows") or []
+    ew = d.get("epoch_words") or 2100000
+    return _section(f"{title} (synthetic English-like text, {d.get('threads')} threads)",
+                    ["config", "model", "parameters", "train words/s", "decode words/s",
+                     f"hours per {ew / 1e6:.1f}M-word epoch"],
+                    [[str(r.get("config")) + (f" ({r['precision']})" if r.get("precision", "fp32") != "fp32" else ""),
+                      r.get("model"), f"{r.get('params', 0):,}", _fmt(r.get("train_wps"), 0),
+                      _fmt(r.get("decode_wps"), 0), _fmt(r.get("epoch_hours"), 2)] for r in rows],
+                    [f"Machine: {d.get('cores')} cores; load average before/after {d.get('load_before')} / "
+                     f"{d.get('load_after')} (other jobs slow these numbers down).", f"Command: `{d.get('command')}`"])
 
 
 def data_sections(data_root: Path) -> dict[str, list[str]]:
@@ -490,7 +497,8 @@ def render_sections(exp_root: Path, data_root: Path | None = None) -> dict[str, 
 #: marks a row or section carried over from the ledger (its files are not under --exp)
 CARRIED = "†"
 #: the sections after the corpus tables, in the order they are written
-SECTION_ORDER = ("asr", "wer_checks", "alignment", "restore", "models_speed", "train_nproc", "audio_speed")
+SECTION_ORDER = ("asr", "wer_checks", "alignment", "restore", "models_speed", "models_precision", "train_nproc",
+                 "audio_speed")
 LEDGER_FORMAT = 1
 #: what the tables read of a row: kept in the ledger, the rest (confusion matrices, counts) is not
 _LEDGER_KEYS = {

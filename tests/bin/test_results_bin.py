@@ -49,6 +49,11 @@ def test_benchmark_sections(tmp_path):
         "rows": [{"config": "tbrnn.yaml", "model": "tbrnn", "params": 9018628, "train_wps": 2500.4, "decode_wps": 9000.0,
                   "epoch_hours": 0.2333}], "threads": 2, "epoch_words": 2100000, "cores": 2,
         "load_before": [0.1, 0.2, 0.3], "load_after": [1.0, 0.5, 0.4], "command": "python benchmarks/bench_models.py --json x"}))
+    (b / "models_speed_precision.json").write_text(json.dumps({
+        "rows": [{"config": "drnn_lwma.yaml", "model": "drnn_lwma", "params": 9174252, "train_wps": w, "decode_wps": 1600.0,
+                  "epoch_hours": 2.1e6 / w / 3600, "precision": p} for p, w in (("fp32", 1784.0), ("bf16", 3248.0))],
+        "threads": 2, "epoch_words": 2100000, "cores": 2, "load_before": [0, 0, 0], "load_after": [1, 1, 1],
+        "command": "python benchmarks/bench_models.py --precision bf16"}))
     (b / "restore_earnings21.json").write_text(json.dumps({
         "machine": {"cores": 2, "machine": "x86_64"}, "load_before": [0, 0, 0], "load_after": [1, 1, 1],
         "runs": [{"ctm": "rev/kaldi/ctm/1.ctm", "audio_minutes": 59.9, "words": 9912, "marks": {",": 8, ".": 5, "?": 1},
@@ -62,6 +67,9 @@ def test_benchmark_sections(tmp_path):
     assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "| tbrnn.yaml | tbrnn | 9,018,628 | 2500 | 9000 | 0.23 |" in text
+    assert "| drnn_lwma.yaml (bf16) | drnn_lwma | 9,174,252 | 3248 | 1600 | 0.18 |" in text
+    assert "| drnn_lwma.yaml | drnn_lwma | 9,174,252 | 1784 | 1600 | 0.33 |" in text
+    assert text.index("## Training and decoding speed") < text.index("## Training speed in fp32 and bf16")
     assert "| rev/kaldi/ctm/1.ctm | 59.9 | 9912 | 7.7 | 4.5 | 1285 | 296 | 8 | 5 | 1 | yes |" in text
     assert "Command: `python benchmarks/bench_restore_call.py`" in text
     assert "first 203,088 training words" in text
