@@ -4,6 +4,10 @@
 # Without JOB=a:b it runs the command once. Each job writes its own log; when a
 # job fails, the tail of its log is printed and the script exits non-zero. An earlier
 # log of the same name is kept as LOG.1 (keep_old_log in local/log.sh).
+# The body is one brace group ended by "exit": bash reads all of it before running any of
+# it, so replacing or editing this file while it runs (hours, under a training) cannot
+# change what this run does next.
+{
 set -u
 . "$(dirname "$0")/log.sh"
 [ $# -ge 2 ] || die "usage: $0 [JOB=1:N] LOG COMMAND [ARGS...]"
@@ -34,3 +38,5 @@ for i in "${!pids[@]}"; do
   fi
 done
 [ $failed -eq 0 ] || die "$failed of $((last - first + 1)) jobs failed"
+exit
+}

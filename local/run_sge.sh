@@ -9,6 +9,10 @@
 # with status N'. A task whose log does not end with status 0 is a failure: its
 # log tail is printed and this script exits non-zero.
 # The task script and Grid Engine's own output go to LOGDIR/q/ (see local/queue_lib.sh).
+# The body is one brace group ended by "exit": bash reads all of it before running any of
+# it, so replacing or editing this file while it runs (hours, under a training) cannot
+# change what this run does next.
+{
 set -u
 . "$(dirname "$0")/queue_lib.sh"
 queue_parse qsub '^--.*=' "$@"
@@ -22,3 +26,5 @@ log "submitting $name: tasks $first-$last to Grid Engine (logs: $logpat)"
 qsub -sync y -terse -cwd -V -j y -S /bin/bash -N "punct-$name" -t "$first-$last" \
   -o "$logdir/q/$name.\$TASK_ID.out" "${opts[@]}" "$script" >/dev/null
 queue_check "Grid Engine" qsub $?
+exit
+}

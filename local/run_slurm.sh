@@ -9,6 +9,10 @@
 # '# ended ... with status N'. A task whose log does not end with status 0 is a
 # failure: its log tail is printed and this script exits non-zero.
 # The task script and Slurm's own output go to LOGDIR/q/ (see local/queue_lib.sh).
+# The body is one brace group ended by "exit": bash reads all of it before running any of
+# it, so replacing or editing this file while it runs (hours, under a training) cannot
+# change what this run does next.
+{
 set -u
 . "$(dirname "$0")/queue_lib.sh"
 queue_parse sbatch '=' "$@"
@@ -21,3 +25,5 @@ log "submitting $name: tasks $first-$last to Slurm (logs: $logpat)"
 sbatch --wait --parsable --job-name="punct-$name" --array="$first-$last" --chdir="$PWD" \
   --output="$logdir/q/$name.%a.out" "${opts[@]}" "$script" >/dev/null
 queue_check Slurm sbatch $?
+exit
+}

@@ -3,6 +3,10 @@
 # (with apt-get, when missing and we are root), then a .venv with the pinned
 # requirements and punct itself (editable, so `punct` is on the venv's PATH).
 # Safe to run again: it does nothing when the stamp matches requirements.txt, pyproject.toml and this script.
+# The body is one brace group ended by "exit": bash reads all of it before running any of
+# it, so replacing or editing this file while it runs (hours, under a training) cannot
+# change what this run does next.
+{
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -44,3 +48,5 @@ log "setting up .venv (pinned requirements, torch CPU build); this takes a few m
 .venv/bin/python -c "import torch, numpy, yaml, kaldiio, praatio, soundfile, pocketsphinx, aubio, parselmouth; assert torch.__version__.startswith('2.13.0'), torch.__version__"
 echo "$want" > "$stamp"
 log "environment ready: $root/.venv"
+exit
+}

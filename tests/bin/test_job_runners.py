@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,56 @@ def test_cmd_sh_selects_the_queue():
     assert cmd("sge").stdout.startswith("local/run_sge.sh")
     bad = cmd("pbs")
     assert bad.returncode != 0 and "unknown PUNCT_QUEUE 'pbs'" in bad.stderr
+
+
+EXECUTED_SCRIPTS = ["run.sh", "local/run_local.sh", "local/run_slurm.sh", "local/run_sge.sh",
+                    "local/test.sh", "local/setup_env.sh"]
+
+
+def _edit_while_running(script_text: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """Run a copy of run_local.sh whose job waits until the copy has been overwritten in place
+    (same inode, as an editor saving over it does) with a script that exits 7."""
+    local = tmp_path / "local"
+    local.mkdir()
+    (local / "log.sh").write_text((ROOT / "local" / "log.sh").read_text())
+    script = local / "run_local.sh"
+    script.write_text(script_text)
+    go = tmp_path / "edited"
+    job = f"while [ ! -e {go} ]; do sleep 0.05; done"
+    p = subprocess.Popen(["bash", str(script), str(tmp_path / "job.log"), "sh", "-c", job],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while not (tmp_path / "job.log").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # bash now waits on the job, its read position just after the loop
+    with open(script, "r+") as f:  # in place: the running bash sees the new bytes
+        f.write(("echo replaced >&2; exit 7\n" * 400)[: max(len(script_text), 4000)])
+    go.touch()
+    out, err = p.communicate(timeout=30)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def test_runner_survives_being_edited_while_it_runs(tmp_path):
+    res = _edit_while_running((ROOT / "local" / "run_local.sh").read_text(), tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "job.log").read_text().rstrip().endswith("with status 0")
+
+
+def test_edit_check_catches_an_unprotected_runner(tmp_path):
+    # The same runner without its brace group runs the edited text: the check above can fail.
+    text = (ROOT / "local" / "run_local.sh").read_text()
+    body = text.replace("\n{\n", "\n", 1)
+    body = body[: body.rstrip().rfind("\nexit")] + "\n"
+    res = _edit_while_running(body, tmp_path)
+    assert res.returncode == 7  # it ran the new text's "exit 7"
+
+
+@pytest.mark.parametrize("script", EXECUTED_SCRIPTS)
+def test_executed_scripts_are_one_brace_group(script):
+    # Every script the recipe runs (rather than sources) is read whole before it starts.
+    lines = [l for l in (ROOT / script).read_text().splitlines() if l.strip()]
+    body = [l for l in lines if not l.startswith("#")]
+    assert body[0] == "{" and body[-1] == "}", script
+    assert body[-2].startswith("exit"), script
+    r = subprocess.run(["bash", "-n", str(ROOT / script)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
