@@ -60,8 +60,8 @@ class TrainConfig:
     #: matrix products of the training and validation forward passes: fp32, or bf16
     #: (torch.autocast to bfloat16 on the CPU; weights, gradients and the optimizer stay fp32).
     #: On CPUs with native bf16 (AVX512-BF16, AMX) it trains DRNN-LWMA and the transformer
-    #: 1.6-1.8 times faster but T-BRNN slower (README, benchmarks/bench_models.py --precision);
-    #: decoding stays fp32
+    #: 1.6-1.8 times faster and T-BRNN 1.3 times (README, benchmarks/bench_models.py
+    #: --precision); decoding stays fp32
     precision: str = "fp32"
     #: torch intra-op threads
     threads: int = 2

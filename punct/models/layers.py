@@ -126,19 +126,27 @@ def additive_scores(P: torch.Tensor, Q: torch.Tensor, w: torch.Tensor, block: in
     """Scores ``[B,T,J]`` of additive attention: ``w . tanh(P[b,j] + Q[b,t])``.
 
     P ``[B,J,A]`` is the projected memory (bias included), Q ``[B,T,A]`` the
-    projected queries. Large float32 CPU inputs go to the compiled kernel when it
-    is available (``compiled=None``: by size; True/False force the choice); the
-    tensor version's peak extra memory is about ``2 * block`` floats.
+    projected queries. Large float32 or bf16 CPU inputs go to the compiled kernel
+    (which scores in float32) when it is available (``compiled=None``: by size;
+    True/False force the choice); the tensor version's peak extra memory is about
+    ``2 * block`` floats.
     """
     P, Q, w = P.contiguous(), Q.contiguous(), w.contiguous()
+    half = (torch.bfloat16, torch.float16)
+    low = any(t.dtype in half for t in (P, Q, w))
     if compiled is None:
-        compiled = (P.dtype == torch.float32 and P.device.type == "cpu"
+        compiled = (P.device.type == "cpu" and all(t.dtype in half + (torch.float32,) for t in (P, Q, w))
                     and P.shape[0] * Q.shape[1] * P.shape[1] * P.shape[2] >= EXT_MIN_VALUES)
     if compiled:
         from punct.models.fastops import additive_ext
 
         ext = additive_ext()
         if ext is not None:
+            # bf16 inputs (precision: bf16 autocasts the projections) are scored in float32
+            # by the kernel: bf16 elementwise tanh on CPU is slower than the float32 kernel,
+            # and the softmax that follows runs in float32 under autocast anyway.
+            if low:
+                P, Q, w = P.float(), Q.float(), w.float()
             return _AdditiveScoresExt.apply(P, Q, w, ext)
     return _AdditiveScores.apply(P, Q, w, int(block))
 

@@ -42,3 +42,39 @@ def test_wrong_inputs_are_refused_not_misread(ext):
 def test_no_ext_environment_turns_it_off(monkeypatch):
     monkeypatch.setenv("PUNCT_NO_EXT", "1")
     assert fastops.additive_ext() is None
+
+
+def test_bf16_inputs_are_scored_by_the_kernel_in_float32(ext):
+    # precision: bf16 autocasts the projections: the kernel then scores them in float32, with
+    # bf16 gradients back to the bf16 inputs, rather than the slow bf16 tensor version.
+    torch.manual_seed(1)
+    B, T, J, A = 2, 5, 6, 16
+    P, Q, w = (torch.randn(*s).bfloat16() for s in ((B, J, A), (B, T, A), (A,)))
+    p, q, v = (x.clone().requires_grad_() for x in (P, Q, w))
+    E = additive_scores(p, q, v, compiled=True)
+    assert E.dtype == torch.float32
+    E.sum().backward()
+    assert p.grad.dtype == q.grad.dtype == v.grad.dtype == torch.bfloat16
+    direct = (w.float() * torch.tanh(P.float().unsqueeze(1) + Q.float().unsqueeze(2))).sum(-1)
+    assert torch.allclose(E.detach(), direct, atol=1e-4)
+    # chosen by size alone (compiled=None) once the attention is large
+    calls = []
+    orig = ext.scores_forward
+    big = [torch.randn(*s).bfloat16() for s in ((8, 128, 128), (8, 128, 128), (128,))]
+    import punct.models.layers as layers
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(ext, name)
+
+        def scores_forward(self, *a):
+            calls.append(a[0].dtype)
+            return orig(*a)
+
+    old = fastops._state["additive"]
+    fastops._state["additive"] = Spy()
+    try:
+        additive_scores(*big)
+    finally:
+        fastops._state["additive"] = old
+    assert 8 * 128 * 128 * 128 >= layers.EXT_MIN_VALUES and calls == [torch.float32]
