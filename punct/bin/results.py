@@ -500,6 +500,9 @@ CARRIED = "†"
 SECTION_ORDER = ("asr", "wer_checks", "alignment", "restore", "models_speed", "models_precision", "train_nproc",
                  "audio_speed")
 LEDGER_FORMAT = 1
+#: sections with one row per corpus and set: merged row by row with the ledger (key: the first
+#: N cells), so that rerunning one corpus's stage does not drop the other corpora's rows
+ROW_MERGED_SECTIONS = {"asr": 2, "wer_checks": 2}
 #: what the tables read of a row: kept in the ledger, the rest (confusion matrices, counts) is not
 _LEDGER_KEYS = {
     "report": ("classes", "per_class", "overall", "ser", "err", "boundary", "sentence", "wer", "transfer"),
@@ -544,15 +547,55 @@ def load_ledger(path: Path | None) -> dict[str, Any]:
     return d
 
 
+def _table_body(lines: list[str]) -> tuple[int, int]:
+    """Start and end (exclusive) of the first Markdown table's body rows in LINES; (0, 0) if none."""
+    for i, line in enumerate(lines):
+        if line.startswith("|---"):
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("| "):
+                j += 1
+            return i + 1, j
+    return 0, 0
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split(" | ")]
+
+
+def merge_section_rows(fresh: list[str], old: list[str], nkey: int) -> tuple[list[str], list[str]]:
+    """FRESH section lines plus the table rows of OLD whose first NKEY cells FRESH lacks.
+
+    Returns (the lines to write, with carried rows marked and a note; the lines to keep in the
+    ledger, unmarked)."""
+    a, b = _table_body(fresh)
+    c, d = _table_body(old)
+    if a == b == 0 or c == d == 0:
+        return fresh, fresh
+    have = {tuple(_cells(x)[:nkey]) for x in fresh[a:b]}
+    carried = [x for x in old[c:d] if tuple(_cells(x)[:nkey]) not in have]
+    if not carried:
+        return fresh, fresh
+    body = sorted([(x, False) for x in fresh[a:b]] + [(x, True) for x in carried], key=lambda t: _cells(t[0])[:nkey])
+    keep = fresh[:a] + [x for x, _ in body] + fresh[b:]
+    shown = fresh[:a] + [("| " + CARRIED + " " + x[2:]) if was else x for x, was in body] + fresh[b:]
+    note = (f"Rows marked {CARRIED} come from the ledger `RESULTS.json`: measured earlier; their files are not "
+            "under exp/ on the machine that wrote this file.")
+    return shown[:1] + ["", note] + shown[1:], keep
+
+
 def merge_ledger(rows: list[dict[str, Any]], sections: dict[str, list[str]], ledger: dict[str, Any]
                  ) -> tuple[list[dict[str, Any]], dict[str, list[str]], dict[str, Any]]:
     """Fresh ROWS and SECTIONS plus the ledger's rows and sections that exp/ no longer has (marked
     carried), and the new ledger that holds them all."""
     have = {_key(r) for r in rows}
     all_rows = rows + [dict(r, carried=True) for r in ledger["rows"] if _key(r) not in have]
+    sections, kept = dict(sections), dict(sections)
+    for k, nkey in ROW_MERGED_SECTIONS.items():
+        if k in sections and k in ledger["sections"]:
+            sections[k], kept[k] = merge_section_rows(sections[k], ledger["sections"][k], nkey)
     new_ledger = {"format": LEDGER_FORMAT,
                   "rows": sorted((ledger_row(r) for r in all_rows), key=_key),
-                  "sections": {**ledger["sections"], **sections}}
+                  "sections": {**ledger["sections"], **kept}}
     data = sorted(k for k in new_ledger["sections"] if k.startswith("data:"))
     order = data + list(SECTION_ORDER) + sorted(k for k in new_ledger["sections"] if k not in SECTION_ORDER and k not in data)
     out_sections: dict[str, list[str]] = {}

@@ -207,6 +207,43 @@ def test_ledger_keeps_rows_and_sections_whose_files_are_gone(tmp_path):
     assert out.read_text(encoding="utf-8") == again
 
 
+
+def test_asr_rows_of_other_corpora_survive_a_rerun_of_one(tmp_path):
+    """The ASR and WER sections hold one row per corpus and set: a rerun with one corpus's files
+    under exp/ replaces that corpus's rows and carries the others, marked, rather than dropping them."""
+    import shutil
+
+    exp, out = tmp_path / "exp", tmp_path / "RESULTS.md"
+
+    def asr(corpus, set_name, wer):
+        d = exp / corpus / f"asr_{set_name}" / "scoring"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "wer.json").write_text(json.dumps({"punct_score": {"ref_words": 100, "wer": wer}, "sclite": None}))
+
+    asr("ljspeech", "dev", 32.55)
+    asr("earnings", "e21", 20.0)
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    shutil.rmtree(exp / "ljspeech")
+    asr("earnings", "e21", 18.5)  # earnings decoded again: its new row wins
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    sec = text[text.index("## ASR decoding"):]
+    sec = sec[: sec.index("\n## ")] if "\n## " in sec else sec
+    body = [x for x in sec.splitlines() if x.startswith("| ") and "---" not in x][1:]
+    assert body[0].startswith("| earnings | e21 | 100 | 18.50 |")
+    assert body[1].startswith("| † ljspeech | dev | 100 | 32.55 |")
+    assert "Rows marked † come from the ledger" in sec and "† From the ledger" not in sec
+    ledger = json.loads((tmp_path / "RESULTS.json").read_text())["sections"]["asr"]
+    assert not any("†" in x for x in ledger) and any(x.startswith("| ljspeech | dev |") for x in ledger)
+    again = text
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0  # stable on a rerun
+    assert out.read_text(encoding="utf-8") == again
+    asr("ljspeech", "dev", 30.0)  # back under exp/: no longer carried
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "| ljspeech | dev | 100 | 30.00 |" in text and "32.55" not in text and "| † " not in text
+
+
 def test_no_ledger_reads_exp_only(tmp_path):
     exp, out = tmp_path / "exp", tmp_path / "R.md"
     (exp / "c").mkdir(parents=True)
