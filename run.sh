@@ -77,7 +77,8 @@ trainer=(python -m punct.bin.train)
 
 data=$data_root/$corpus
 exp=$exp_root/$corpus
-# Corpus settings: train_sets, valid_set, test_sets, experiments (name|config|train set|overrides),
+# Corpus settings: train_sets, valid_set, test_sets, experiments (name|config|train set|overrides;
+# an ensemble of trained experiments is name|ensemble|EXP1+EXP2+...|[weights=W1,W2,...]),
 # has_audio, and the function prepare_data CORPUS_DIR OUT_DIR FORCE.
 has_audio=false
 hyp_sets=""
@@ -163,10 +164,32 @@ if run_stage 5; then
   fi
 fi
 
+# ensemble_members NAME MEMBERS: the best.pt of each '+'-separated member experiment of
+# ensemble NAME (directory names under $exp, as they are, without --exp-tag), or die
+ensemble_members() {
+  local m
+  for m in ${2//+/ }; do
+    [ -f "$exp/$m/best.pt" ] || die "ensemble $1: member $exp/$m/best.pt not found (train $m first)"
+    echo "$exp/$m/best.pt"
+  done
+}
+
 if run_stage 6; then
   for spec in "${experiments[@]}"; do
     IFS='|' read -r name config train overrides <<< "$spec"
     dir=$(exp_dir "$name")
+    if [ "$config" = ensemble ]; then
+      # nothing to train: record the members (punct.bin.results sums their training time)
+      members=$(ensemble_members "$name" "$train") || exit 1
+      mkdir -p "$dir"
+      stage_cmd "$name" 6 9 > "$dir/run.cmd"
+      echo "$members" > "$dir/members.tmp" && mv "$dir/members.tmp" "$dir/members"
+      for m in ${train//+/ }; do
+        [ -f "$exp/$m/.done" ] || log "stage 6: WARNING: ensemble $name: member $m has not finished training"
+      done
+      log "stage 6: $name is an ensemble of ${train//+/, }: nothing to train"
+      continue
+    fi
     if [ -f "$dir/best.pt" ] && [ -f "$dir/.done" ] && [ "$force" != true ]; then
       log "stage 6: train $name: $dir is finished; skipping"
       continue
@@ -192,12 +215,28 @@ fi
 
 if run_stage 8; then
   for spec in "${experiments[@]}"; do
-    IFS='|' read -r name _ _ _ <<< "$spec"
+    IFS='|' read -r name config train overrides <<< "$spec"
     dir=$(exp_dir "$name")
-    [ -f "$dir/best.pt" ] || die "stage 8: $dir/best.pt not found (run stage 6 first)"
+    if [ "$config" = ensemble ]; then
+      # an ensemble decodes with every member (mean posteriors); overrides may give weights=W1,W2,...
+      members=$(ensemble_members "$name" "$train") || exit 1
+      [ -n "$members" ] || die "ensemble $name: no members (recipes/$corpus: name|ensemble|A+B|weights=...)"
+      mapfile -t model_files <<< "$members"
+      model_args=()
+      for f in "${model_files[@]}"; do model_args+=(--model "$f"); done
+      case $overrides in
+        "") ;;
+        weights=*) w=${overrides#weights=}; model_args+=(--weights ${w//,/ }) ;;
+        *) die "ensemble $name: unknown option '$overrides' (only weights=W1,W2,...)" ;;
+      esac
+    else
+      [ -f "$dir/best.pt" ] || die "stage 8: $dir/best.pt not found (run stage 6 first)"
+      model_files=("$dir/best.pt")
+      model_args=(--model "$dir/best.pt")
+    fi
     for set in $test_sets; do
       out=$dir/decode_$set
-      if up_to_date "$out/.done" "$dir/best.pt" && [ "$force" != true ]; then
+      if up_to_date "$out/.done" "${model_files[@]}" && [ "$force" != true ]; then
         log "stage 8: decode $name on $set: $out is finished and newer than its model; skipping"; continue
       fi
       # the log lives beside the decode directory, which the decoder replaces as a whole;
@@ -205,7 +244,7 @@ if run_stage 8; then
       logf=$dir/log/decode_$set.log
       log "stage 8: decode $name: $data/$set -> $out; log: $logf"
       mkdir -p "$dir/log"
-      $decode_cmd "$logf" python -m punct.bin.decode --model "$dir/best.pt" \
+      $decode_cmd "$logf" python -m punct.bin.decode "${model_args[@]}" \
         --data "$data/$set" --out "$out" --no-score --threads 1 \
         || fail_with_log "$logf" "decoding $set with $name failed"
       touch "$out/.done"

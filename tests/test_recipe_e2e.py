@@ -97,6 +97,11 @@ def test_quick_recipe_end_to_end(tmp_path):
         assert (exp / "tbrnn" / "decode_test2011" / "scoring" / name).is_file()
     results = (tmp_path / "RESULTS.md").read_text()
     assert "tbrnn" in results and "test2011" in results
+    # the ensemble of tbrnn and tlstm decoded with both members and has its row
+    stats = json.loads((exp / "tbrnn_tlstm" / "decode_test2011" / "decode_stats.json").read_text())
+    assert stats["members"] == [str(exp / "tbrnn" / "best.pt"), str(exp / "tlstm" / "best.pt")]
+    assert (exp / "tbrnn_tlstm" / "decode_test2011" / "scoring" / "report.json").is_file()
+    assert "| tbrnn_tlstm [" in results
     data = tmp_path / "data" / "quick"
     # the audio stages ran: alignment times, a decoded hypothesis with transferred labels, features
     assert (data / "lj" / "word_times").is_file()

@@ -2,6 +2,7 @@
 
     python -m punct.bin.decode --model exp/tbrnn/best.pt --data data/X/test2011 \
         --out exp/tbrnn/decode_test2011
+With --model given several times the models decode as an ensemble (mean posteriors).
 Writes <out>/{text,labels,utt2spk,spk2utt,text.punct}, decode_stats.json (words/s,
 read by punct.bin.results) and, when the data
 directory has `labels` and punct.score is available, <out>/scoring/.
@@ -18,13 +19,18 @@ import sys
 from pathlib import Path
 
 from punct.bin.common import add_common, require_inputs, run
+from punct.errors import PunctError
 
 log = logging.getLogger("punct.bin.decode")
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="punct.bin.decode", description=__doc__.splitlines()[0])
-    p.add_argument("--model", required=True, help="model file (best.pt / checkpoint.pt)")
+    p.add_argument("--model", required=True, action="append",
+                   help="model file (best.pt / checkpoint.pt); given more than once, the models decode as an "
+                        "ensemble: each word takes the label of the mean of their posteriors")
+    p.add_argument("--weights", type=float, nargs="+", default=None,
+                   help="with several --model: one positive weight per model for the mean (default: equal)")
     p.add_argument("--data", required=True, help="data directory to punctuate (text; labels optional)")
     p.add_argument("--out", required=True, help="output directory (replaced atomically)")
     p.add_argument("--window", type=int, default=None, help="words per decoding window (default: training slice length)")
@@ -36,15 +42,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _main(args: argparse.Namespace) -> int:
-    require_inputs([args.model], "model file")
+    require_inputs(args.model, "model file")
     require_inputs([args.data], "data directory")
     require_inputs([Path(args.data) / "text"])
+    if args.weights is not None and len(args.weights) != len(args.model):
+        raise PunctError(f"--weights: {len(args.weights)} weights for {len(args.model)} models (one per --model)")
+    if len(args.model) > 1 and (args.window or args.batch_size):
+        raise PunctError("--window and --batch-size apply to one model; an ensemble's members use their own")
     from punct.datadir import load_utterances
-    from punct.engine.decode import decode, write_decode
+    from punct.engine.decode import decode, decode_ensemble, write_decode
     from punct.fsutil import atomic_dir
 
     stats: dict = {}
-    hyp = decode(args.model, args.data, window=args.window, batch_size=args.batch_size, threads=args.threads, stats=stats)
+    if len(args.model) == 1 and args.weights is None:
+        hyp = decode(args.model[0], args.data, window=args.window, batch_size=args.batch_size, threads=args.threads,
+                     stats=stats)
+    else:
+        hyp = decode_ensemble(args.model, args.data, weights=args.weights, threads=args.threads, stats=stats)
     score_labels = None
     ref = None
     if not args.no_score and (Path(args.data) / "labels").is_file():

@@ -114,6 +114,17 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
             if wps:
                 info["train_wps"] = sum(wps) / len(wps)
     info["stopped"] = _stopped(exp_dir)
+    members_file = exp_dir / "members"
+    if members_file.is_file():  # an ensemble (run.sh: name|ensemble|A+B|): its members did the training
+        names = [Path(x.strip()).parent.name for x in members_file.read_text(encoding="utf-8").splitlines() if x.strip()]
+        parts = [_train_info(exp_dir.parent / n) for n in names if n != exp_dir.name]
+        info.update(model="ensemble", members=names, stopped="ensemble")
+        hours = [p.get("train_hours") for p in parts]
+        if hours and all(h is not None for h in hours):
+            info["train_hours"] = sum(hours)
+        words = [p.get("train_words") for p in parts if p.get("train_words")]
+        if words:
+            info["train_words"] = max(words)
     for name in ("run.cmd", "cmd"):
         p = exp_dir / name
         if p.is_file():
@@ -242,6 +253,8 @@ def render(rows: list[dict[str, Any]]) -> str:
                 t = rep.get("transfer") or {}
                 cells += [_fmt(rep.get("wer")), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
             epochs = _fmt(tr.get("epochs"), 0)
+            if tr.get("members"):
+                epochs = "ensemble of " + " + ".join(tr["members"])
             notes = []
             decoded = r["decode"].get("model_epoch")
             if decoded and tr.get("epochs", 0) > 1:
@@ -507,7 +520,8 @@ ROW_MERGED_SECTIONS = {"asr": 2, "wer_checks": 2}
 _LEDGER_KEYS = {
     "report": ("classes", "per_class", "overall", "ser", "err", "boundary", "sentence", "wer", "transfer"),
     "decode": ("words_per_s", "model_epoch"),
-    "train": ("epochs", "best_epoch", "train_hours", "train_wps", "stopped", "run.cmd", "cmd", "model", "train_words"),
+    "train": ("epochs", "best_epoch", "train_hours", "train_wps", "stopped", "run.cmd", "cmd", "model", "train_words",
+              "members"),
 }
 
 

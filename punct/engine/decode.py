@@ -152,10 +152,11 @@ def stream_features(model: torch.nn.Module, data_dir: str | Path, utts: list[Utt
 
 
 def posteriors(model_path: str | Path, data_dir: str | Path, utts: list[Utterance] | None = None,
-               window: int | None = None, batch_size: int | None = None):
+               window: int | None = None, batch_size: int | None = None, info: dict | None = None):
     """(utterances, [float32 [n_words, len(LABELS)] per utterance], [bool [n_words] or None]):
     the posteriors of the model in ``model_path`` for every word of ``data_dir``, decoded
-    as ``decode`` does, and which words lacked acoustic evidence (None: a model without features)."""
+    as ``decode`` does, and which words lacked acoustic evidence (None: a model without features).
+    ``info``, if given, receives the checkpoint's model name and epoch."""
     import numpy as np
 
     from punct.datadir import load_utterances
@@ -170,6 +171,8 @@ def posteriors(model_path: str | Path, data_dir: str | Path, utts: list[Utteranc
     streams = [vocab.encode(u.texts) for u in utts]
     feats = stream_features(model, data_dir, utts)
     _, probs = run_streams(model, streams, window, batch_size, feats=feats, probs=True)
+    if info is not None:
+        info.update(model=ck.get("model"), epoch=ck.get("epoch"))
     missing = None if feats is None else [np.asarray(f[:, -1] > 0.5) for f in feats]
     return utts, probs, missing
 
@@ -205,6 +208,55 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
         if len(p) != len(u.words):
             raise PunctError(f"internal error: {len(p)} predictions for {len(u.words)} words of {u.id}")
         words = [Word(text=w.text, label=LABELS[i], start=w.start, end=w.end) for w, i in zip(u.words, p)]
+        out.append(Utterance(id=u.id, words=words, speaker=u.speaker))
+    return out
+
+
+def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, weights: Sequence[float] | None = None,
+                    threads: int | None = None, stats: dict | None = None) -> list[Utterance]:
+    """Punctuate ``data_dir`` with several models: each decodes the words as ``decode`` does
+    (its own window, batch size and features), and every word takes the label of the
+    weighted mean of the models' posteriors (``weights``: one positive number per model,
+    default equal). ``stats`` as for ``decode``, with ``members`` and ``weights``."""
+    import numpy as np
+
+    from punct.datadir import load_utterances
+
+    paths = [str(p) for p in model_paths]
+    if not paths:
+        raise ValueError("an ensemble needs at least one model")
+    w = [1.0] * len(paths) if weights is None else [float(x) for x in weights]
+    if len(w) != len(paths):
+        raise PunctError(f"{len(w)} weights for {len(paths)} models: give one weight per model")
+    if any(not (x > 0 and np.isfinite(x)) for x in w):
+        raise PunctError(f"ensemble weights must be positive numbers, got {w}")
+    w = [x / sum(w) for x in w]
+    if threads:
+        torch.set_num_threads(threads)
+    utts = load_utterances(data_dir, require_labels=False)
+    n_words = sum(len(u.words) for u in utts)
+    total: list | None = None
+    epochs = []
+    t0 = time.monotonic()
+    for path, wt in zip(paths, w):
+        info: dict = {}
+        _, probs, _ = posteriors(path, data_dir, utts, info=info)
+        for u, p in zip(utts, probs):
+            if p.shape != (len(u.words), len(LABELS)):
+                raise PunctError(f"internal error: posteriors {p.shape} for {len(u.words)} words of {u.id}", path)
+        total = [wt * p.astype(np.float64) for p in probs] if total is None else \
+            [acc + wt * p for acc, p in zip(total, probs)]
+        epochs.append(info.get("epoch"))
+    dt = time.monotonic() - t0
+    log.info("ensemble of %d models: decoded %d utterances, %d words in %.1f s (%.0f words/s)",
+             len(paths), len(utts), n_words, dt, n_words / max(dt, 1e-9))
+    if stats is not None:
+        stats.update(words=n_words, seconds=round(dt, 3), words_per_s=round(n_words / max(dt, 1e-9), 1),
+                     model="ensemble", members=paths, weights=[round(x, 6) for x in w], member_epochs=epochs,
+                     threads=torch.get_num_threads())
+    out = []
+    for u, p in zip(utts, total or []):
+        words = [Word(text=x.text, label=LABELS[i], start=x.start, end=x.end) for x, i in zip(u.words, p.argmax(-1))]
         out.append(Utterance(id=u.id, words=words, speaker=u.speaker))
     return out
 

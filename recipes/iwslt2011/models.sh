@@ -22,4 +22,8 @@ experiments+=(
   "char_cnn_highway_2m|conf/char_cnn_highway.yaml|train_2m|"
   "char_dilated_cnn_2m|conf/char_dilated_cnn.yaml|train_2m|"
   "char_bilstm_2m|conf/char_bilstm.yaml|train_2m|"
+  # Ensembles of trained experiments (name|ensemble|EXP+EXP+...|[weights=...]; members are
+  # experiment directories as named under exp/iwslt2011/, tags included): each word takes the
+  # label of the mean of the members' posteriors. Stage 6 only checks that the members exist.
+  "ens_tbrnn3_2m|ensemble|tbrnn_2m_s50_b32_f1+tbrnn_2m_s50_f1+tbrnn_pre_2m_s50|"  # three 2.1M-word T-BRNNs
 )

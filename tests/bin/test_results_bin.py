@@ -340,3 +340,20 @@ def test_bad_exp_json_is_a_one_line_error_and_writes_nothing(tmp_path, capsys, n
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and problem in err[0] and name.split("/")[-1] in err[0], err
     assert out.read_text() == "earlier\n"
+
+
+def test_ensemble_row_sums_its_members_training(tmp_path):
+    exp, out = tmp_path / "exp", tmp_path / "RESULTS.md"
+    for name, secs in (("a", 3600), ("b", 1800)):
+        d = _scored(exp, "c", name, "test", _report(50, 60, 10, 55.0))
+        (d / "train_log.tsv").write_text("epoch\ttrain_loss\tvalid_ppl\tseconds\twords_per_s\n"
+                                         f"1\t0.3\t1.3\t{secs}\t100\n")
+        (d / "train_data.json").write_text(json.dumps({"words": 2000}))
+        (d / "train_done.json").write_text(json.dumps({"stopped": "patience"}))
+    e = _scored(exp, "c", "ab", "test", _report(52, 62, 12, 57.0))
+    (e / "members").write_text(f"{exp}/c/a/best.pt\nexp/c/b/best.pt\n")
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    row = next(x for x in out.read_text(encoding="utf-8").splitlines() if x.startswith("| ab ["))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "2000" and cells[-3] == "ensemble of a + b" and cells[-2] == "1.50"
+    assert "still training" not in row

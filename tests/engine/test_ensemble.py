@@ -1,0 +1,95 @@
+"""Decoding with several models at once (punct.bin.decode --model A --model B): the mean of
+their posteriors labels each word."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from punct.datadir import load_utterances
+from punct.labels import LABELS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def two_models(tiny_data, tiny_args, tmp_path_factory):
+    """Two tiny T-BRNNs of different seeds and sizes, trained six epochs each (enough to leave
+    the all-O prior and to disagree)."""
+    from punct.bin import train
+
+    tr, dev = tiny_data
+    root = tmp_path_factory.mktemp("ens")
+    paths = []
+    for seed, size in ((1, 8), (2, 12)):
+        exp = root / f"m{seed}"
+        args = [a for a in tiny_args if not a.startswith(("model_args.hidden_size", "model_args.embedding_dim"))]
+        assert train.main(["--config", str(ROOT / "conf/tbrnn.yaml"), "--train", str(tr), "--valid", str(dev),
+                           "--exp", str(exp), "--max-epochs", "6", "patience=6", "lr=0.3", "batch_size=4", "slice_length=20",
+                           f"seed={seed}", f"model_args.hidden_size={size}", f"model_args.embedding_dim={size}",
+                           *args]) == 0
+        paths.append(str(exp / "best.pt"))
+    return paths
+
+
+def _labels(out):
+    return [lab for u in load_utterances(out) for lab in u.labels]
+
+
+def test_ensemble_labels_are_the_argmax_of_the_mean_posteriors(two_models, tiny_data, tmp_path):
+    from punct.bin import decode
+    from punct.engine.decode import posteriors
+
+    _, dev = tiny_data
+    out = tmp_path / "ens"
+    assert decode.main(["--model", *two_models[:1], "--model", two_models[1], "--data", str(dev), "--out", str(out),
+                        "--weights", "3", "1", "--threads", "1"]) == 0
+    probs = [np.concatenate(posteriors(m, dev)[1]) for m in two_models]
+    want = [LABELS[i] for i in (0.75 * probs[0] + 0.25 * probs[1]).argmax(-1)]
+    assert _labels(out) == want
+    stats = json.loads((out / "decode_stats.json").read_text())
+    assert stats["model"] == "ensemble" and stats["members"] == two_models and stats["weights"] == [0.75, 0.25]
+    assert all(isinstance(e, int) for e in stats["member_epochs"]) and stats["words"] == len(want)
+    assert (out / "scoring" / "report.json").is_file()  # dev has labels: scored as a single model is
+    # the two models disagree somewhere, so the mean is not just one of them
+    singles = [[LABELS[i] for i in p.argmax(-1)] for p in probs]
+    assert singles[0] != singles[1] and len(set(want)) > 1
+
+
+def test_a_model_with_itself_decodes_as_the_model_alone(two_models, tiny_data, tmp_path):
+    from punct.bin import decode
+
+    _, dev = tiny_data
+    m = two_models[0]
+    assert decode.main(["--model", m, "--data", str(dev), "--out", str(tmp_path / "one"), "--threads", "1"]) == 0
+    assert decode.main(["--model", m, "--model", m, "--data", str(dev), "--out", str(tmp_path / "two"),
+                        "--threads", "1"]) == 0
+    assert _labels(tmp_path / "one") == _labels(tmp_path / "two")
+
+
+@pytest.mark.parametrize("extra, problem", [
+    (["--weights", "1"], "--weights: 1 weights for 2 models (one per --model)"),
+    (["--weights", "1", "-2"], "ensemble weights must be positive numbers"),
+    (["--weights", "1", "nan"], "ensemble weights must be positive numbers"),
+    (["--window", "7"], "--window and --batch-size apply to one model"),
+])
+def test_bad_ensemble_options_are_one_line_errors(two_models, tiny_data, tmp_path, capsys, extra, problem):
+    from punct.bin import decode
+
+    _, dev = tiny_data
+    out = tmp_path / "o"
+    rc = decode.main(["--model", two_models[0], "--model", two_models[1], "--data", str(dev), "--out", str(out),
+                      *extra])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and problem in err[0], err
+    assert not out.exists()
+
+
+def test_a_missing_member_is_named(two_models, tiny_data, tmp_path, capsys):
+    from punct.bin import decode
+
+    _, dev = tiny_data
+    gone = tmp_path / "gone" / "best.pt"
+    assert decode.main(["--model", two_models[0], "--model", str(gone), "--data", str(dev),
+                        "--out", str(tmp_path / "o")]) == 1
+    assert capsys.readouterr().err.strip() == f"error: {gone}: model file not found"
