@@ -136,7 +136,7 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
 # ----------------------------------------------------------------------------- decoding
 
 def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int = 32,
-                with_feats: bool = False) -> Iterator[tuple[int, list[int]]]:
+                with_feats: bool = False, probs: bool = False) -> Iterator[tuple]:
     """Decode streams of token ids given as iterables; yield ``(stream index, label ids)``
     as windows are accepted, in stream order within each stream.
 
@@ -145,10 +145,11 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
     are run (each starts after the accepted part of the one before), only fed lazily.
     ``with_feats``: the sources yield ``(id, feature row)`` pairs (a model with
     per-word features, punct.engine.inputs.FeatureInputs), windowed together.
+    ``probs``: yield ``(stream index, label ids, posteriors [k, len(LABELS)])`` instead.
     """
     import numpy as np
 
-    from punct.engine.decode import accept_count, predict_streams
+    from punct.engine.decode import accept_count, run_streams
 
     if window < 2:
         raise ValueError("window must be at least 2 words")
@@ -169,18 +170,17 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
             break
         wins = [bufs[i][:window] for i in active]
         # each window is shorter than or as long as `window`: predict_streams runs it once, whole
+        feats = None
         if with_feats:
             feats = [np.stack([row for _, row in w]) for w in wins]
             wins = [[t for t, _ in w] for w in wins]
-            preds = predict_streams(model, wins, window=window, batch_size=batch_size, feats=feats)
-        else:
-            preds = predict_streams(model, wins, window=window, batch_size=batch_size)
+        preds, post = run_streams(model, wins, window=window, batch_size=batch_size, feats=feats, probs=probs)
         still = []
-        for i, p in zip(active, preds):
+        for j, (i, p) in enumerate(zip(active, preds)):
             at_end = exhausted[i] and len(bufs[i]) <= window
             k = accept_count(p, at_end)
             del bufs[i][:k]
-            yield i, p[:k]
+            yield (i, p[:k], post[j][:k]) if probs else (i, p[:k])
             if bufs[i] or not exhausted[i]:
                 still.append(i)
         active = still
@@ -250,7 +250,19 @@ class Restorer:
         else:
             out = list(utts)
         streams = stream_words(out, speaker_breaks)
+        self._run(streams, out, progress)
+        if speaker_breaks:
+            end_turns(streams)
+        return out
+
+    def word_posteriors(self, streams: list[list[Word]], utts: Sequence[Utterance], progress: bool = False) -> dict:
+        """{id(word): posteriors [len(LABELS)] of the mark after it} for every word of ``streams``
+        (``stream_words`` of ``utts``): the posteriors of the word's last token. Sets the labels too."""
+        return self._run(streams, utts, progress, probs=True)
+
+    def _run(self, streams: list[list[Word]], out: Sequence[Utterance], progress: bool, probs: bool = False) -> dict:
         pending: list[deque[tuple[Word, int]]] = [deque() for _ in streams]
+        word_probs: dict = {}
         rows = self._pause_rows(out) if self.inputs is not None else None
 
         def source(si: int) -> Iterator:
@@ -270,29 +282,28 @@ class Restorer:
             bar = tqdm(total=n_words, unit="word", desc="restore", leave=False)
         t0 = time.monotonic()
         carry = [0] * len(streams)  # token labels of the current word still to come
-        for si, labels in iter_decode(self.model, [source(i) for i in range(len(streams))], self.window, self.batch_size,
-                                      with_feats=rows is not None):
+        for item in iter_decode(self.model, [source(i) for i in range(len(streams))], self.window, self.batch_size,
+                                with_feats=rows is not None, probs=probs):
+            si, labels = item[0], item[1]
             q = pending[si]
             done = 0
-            for lab in labels:
+            for j, lab in enumerate(labels):
                 if carry[si] == 0:
                     carry[si] = q[0][1]
                 carry[si] -= 1
                 if carry[si] == 0:
                     w, _ = q.popleft()
                     w.label = LABELS[lab]
+                    if probs:
+                        word_probs[id(w)] = item[2][j]
                     done += 1
             if bar is not None:
                 bar.update(done)
         if bar is not None:
             bar.close()
-        if speaker_breaks:
-            for s in streams:
-                if s and s[-1].label not in SENTENCE_END:
-                    s[-1].label = PERIOD
         dt = time.monotonic() - t0
         log.info("restored %d words in %d streams in %.1f s (%.0f words/s)", n_words, len(streams), dt, n_words / max(dt, 1e-9))
-        return out
+        return word_probs
 
 
     def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, "np.ndarray"]:
@@ -324,6 +335,56 @@ class Restorer:
                         if name.endswith(side):
                             r[c] = 0.0
             out.append(self.inputs.select(r[None, :], PAUSE_FEATURES)[0])
+        return out
+
+
+def end_turns(streams: list[list[Word]]) -> None:
+    """With speaker breaks: every stream (a speaker's turn) ends a sentence."""
+    for s in streams:
+        if s and s[-1].label not in SENTENCE_END:
+            s[-1].label = PERIOD
+
+
+class EnsembleRestorer:
+    """Several models restoring together: each runs as its ``Restorer`` would alone (its own
+    tokens, window and pause features), and each word takes the label of the weighted mean of
+    the models' posteriors for it (as ``punct.bin.decode`` with several ``--model``)."""
+
+    def __init__(self, members: Sequence[Restorer], weights: Sequence[float] | None = None):
+        import math
+
+        if not members:
+            raise ValueError("an ensemble needs at least one model")
+        w = [1.0] * len(members) if weights is None else [float(x) for x in weights]
+        if len(w) != len(members):
+            raise PunctError(f"{len(w)} weights for {len(members)} models: give one weight per model")
+        if any(not (x > 0 and math.isfinite(x)) for x in w):
+            raise PunctError(f"ensemble weights must be positive numbers, got {w}")
+        self.members = list(members)
+        self.weights = [x / sum(w) for x in w]
+
+    @classmethod
+    def load(cls, model_paths: Sequence[str | Path], weights: Sequence[float] | None = None,
+             window: int | None = None, batch_size: int | None = None) -> "EnsembleRestorer":
+        return cls([Restorer.load(p, window=window, batch_size=batch_size) for p in model_paths], weights)
+
+    def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
+                copy: bool = True) -> list[Utterance]:
+        """As ``Restorer.restore``, with the mean of the members' posteriors."""
+        if copy:
+            out = [dataclasses.replace(u, words=[dataclasses.replace(w) for w in u.words]) for u in utts]
+        else:
+            out = list(utts)
+        streams = stream_words(out, speaker_breaks)
+        total: dict = {}
+        for r, wt in zip(self.members, self.weights):
+            for k, p in r.word_posteriors(streams, out, progress).items():
+                total[k] = total[k] + wt * p if k in total else wt * p
+        for s in streams:
+            for w in s:
+                w.label = LABELS[int(total[id(w)].argmax())]
+        if speaker_breaks:
+            end_turns(streams)
         return out
 
 
@@ -426,17 +487,22 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
         raise PunctError(f"unknown output format {fmt!r}")
 
 
-def restore_file(input_path: str | Path, output: str | Path | None = None, model: str | Path | None = None,
+def restore_file(input_path: str | Path, output: str | Path | None = None,
+                 model: str | Path | Sequence[str | Path] | None = None,
                  input_format: str | None = None, output_format_name: str | None = None, speaker_breaks: bool = False,
                  window: int | None = None, batch_size: int | None = None, segments: str | Path | None = None,
-                 stdout: TextIO | None = None) -> list[Utterance]:
-    """Read ``input_path``, punctuate it with ``model`` (default model when None), write
+                 stdout: TextIO | None = None, weights: Sequence[float] | None = None) -> list[Utterance]:
+    """Read ``input_path``, punctuate it with ``model`` (default model when None; a list of
+    several model files restores with their ensemble, ``weights`` for its mean), write
     ``output`` (stdout when None); returns the punctuated utterances."""
     fmt_out = output_format(output, output_format_name)
-    path = resolve_model(model)
+    paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
     utts = read_input(input_path, input_format, segments=segments)
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
-    restorer = Restorer.load(path, window=window, batch_size=batch_size)
+    if len(paths) > 1 or weights is not None:
+        restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size)
+    else:
+        restorer = Restorer.load(paths[0], window=window, batch_size=batch_size)
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False)
     write_output(hyp, output, fmt_out, stdout=stdout)
     if output is not None:

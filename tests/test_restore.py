@@ -292,3 +292,57 @@ def test_a_model_that_needs_audio_features_is_refused(tmp_path):
     make_pause_model(tmp_path / "ppe.pt", sets=("pause", "prosody"), columns=("pause_after",))
     with pytest.raises(PunctError, match="pause features from word times only"):
         Restorer.load(tmp_path / "ppe.pt")
+
+
+def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
+    """Two models restore a CTM together: each word takes the label of the weighted mean of the
+    posteriors of its last token under each model, each decoded as it would be alone."""
+    import numpy as np
+
+    from punct.engine.decode import run_streams
+    from punct.restore import EnsembleRestorer
+
+    path_a, model_a, vocab = tiny
+    path_b = tmp_path / "b.pt"
+    model_b, _ = make_tiny_model(path_b, seed=5)
+    src = tmp_path / "call.ctm"
+    src.write_text(CTM)
+    (inp,) = read_input(src)
+    hyp = restore_file(src, tmp_path / "out.ctm", model=[path_a, path_b], weights=[1, 3])
+    r = Restorer(model_a, vocab, window=16)
+    toks = [r._encoded(w)[1] for w in inp.words]
+    ends = [sum(len(t) for t in toks[: k + 1]) - 1 for k in range(len(toks))]
+    stream = [i for t in toks for i in t]
+    post = [run_streams(m, [stream], window=16, probs=True)[1][0] for m in (model_a, model_b)]
+    mean = 0.25 * post[0] + 0.75 * post[1]
+    labels = [w.label for w in hyp[0].words]
+    assert labels == [LABELS[int(mean[e].argmax())] for e in ends]
+    singles = [[LABELS[int(p[e].argmax())] for e in ends] for p in post]
+    assert singles[0] != singles[1] and labels not in singles[:1]
+    # the same model twice restores as it does alone
+    alone = [w.label for w in Restorer.load(path_a).restore([inp])[0].words]
+    twice = [w.label for w in EnsembleRestorer.load([path_a, path_a]).restore([inp])[0].words]
+    assert twice == alone
+    assert np.isclose(mean.sum(-1), 1.0).all()
+
+
+def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
+    from punct.bin import restore as restore_bin
+
+    path_a, _, _ = tiny
+    src = tmp_path / "call.ctm"
+    src.write_text(CTM)
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
+                           "--weights", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and err == ["error: --weights: 1 weights for 2 models (one per --model)"]
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
+                           str(tmp_path / "none.pt")])
+    assert rc == 1 and capsys.readouterr().err.strip() == f"error: {tmp_path / 'none.pt'}: model file not found"
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
+                           "--weights", "1", "0"])
+    assert rc == 1 and "ensemble weights must be positive numbers" in capsys.readouterr().err
+    assert not (tmp_path / "o.ctm").exists()
+    assert restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
+                             str(path_a)]) == 0
+    assert (tmp_path / "o.ctm").read_text().count("\n") == CTM.count("\n")

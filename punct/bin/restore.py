@@ -18,6 +18,7 @@ import argparse
 import sys
 
 from punct.bin.common import add_common, require_inputs, run
+from punct.errors import PunctError
 
 _OUTPUT_FORMATS = ("text", "ctm", "textgrid", "json", "srt", "vtt", "datadir")
 
@@ -27,7 +28,11 @@ def build_parser() -> argparse.ArgumentParser:
                                 epilog="\n".join(__doc__.splitlines()[1:]), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT", help="ASR output: a file or a data directory")
     p.add_argument("-o", "--output", default=None, help="output file (or directory for datadir); default: stdout")
-    p.add_argument("--model", default=None, help="model file (best.pt); default: models/default.pt")
+    p.add_argument("--model", default=None, action="append",
+                   help="model file (best.pt); default: models/default.pt. Given more than once, the models restore "
+                        "as an ensemble: each word takes the label of the mean of their posteriors")
+    p.add_argument("--weights", type=float, nargs="+", default=None,
+                   help="with several --model: one positive weight per model for the mean (default: equal)")
     p.add_argument("--input-format", default=None, help="format of INPUT (default: by extension or content)")
     p.add_argument("--output-format", default=None, choices=_OUTPUT_FORMATS,
                    help="format of the output (default: by the extension of -o, text on stdout)")
@@ -47,18 +52,23 @@ def _main(args: argparse.Namespace) -> int:
     require_inputs([args.input], "input")
     require_inputs([args.segments], "segments file")
     if args.model is not None:
-        require_inputs([args.model], "model file")
+        require_inputs(args.model, "model file")
+    n_models = len(args.model) if args.model else 1
+    if args.weights is not None and len(args.weights) != n_models:
+        raise PunctError(f"--weights: {len(args.weights)} weights for {n_models} models (one per --model)")
     from punct.restore import output_format, resolve_model, restore_file
 
     output_format(args.output, args.output_format)  # fail on a bad output name before loading anything
-    resolve_model(args.model)
+    for m in args.model or [None]:
+        resolve_model(m)
     if args.threads:
         import torch
 
         torch.set_num_threads(args.threads)
-    restore_file(args.input, args.output, model=args.model, input_format=args.input_format,
+    restore_file(args.input, args.output, model=args.model if args.model and len(args.model) > 1 else
+                 (args.model[0] if args.model else None), input_format=args.input_format,
                  output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
-                 batch_size=args.batch_size, segments=args.segments)
+                 batch_size=args.batch_size, segments=args.segments, weights=args.weights)
     return 0
 
 
