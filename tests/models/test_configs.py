@@ -114,9 +114,15 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
     specs = [line.split("|") for line in r.stdout.splitlines()]
     names = [s[0] for s in specs]
     assert len(names) == len(set(names)) and {"tbrnn_2m", "tlstm_2m", "transformer_2m", "crf_2m"} <= set(names)
+    ensembles = [s for s in specs if s[1] == "ensemble"]
+    specs = [s for s in specs if s[1] != "ensemble"]
     for name, conf, train_set, _ in specs:
         assert (repo_root / conf).is_file() and _is_training_config(repo_root / conf), conf
         assert train_set in ("train_2m", "train")
+    # an ensemble's members are experiment directories: an experiment above, with its --exp-tag
+    for name, _, members, _ in ensembles:
+        for m in members.split("+"):
+            assert any(m == n or m.startswith(n + "_") for n, *_ in specs), (name, m)
     # the acoustic and fusion models need word times (recipes/earnings, stage 7)
     acoustic = {"tlstm_p.yaml", "ta_brnn.yaml", "ta_brnn_p.yaml", "ta_lstm.yaml", "ta_lstm_p.yaml", "che_pause.yaml",
                 "che_ppe.yaml"}
