@@ -78,7 +78,7 @@ trainer=(python -m punct.bin.train)
 data=$data_root/$corpus
 exp=$exp_root/$corpus
 # Corpus settings: train_sets, valid_set, test_sets, experiments (name|config|train set|overrides;
-# an ensemble of trained experiments is name|ensemble|EXP1+EXP2+...|[weights=W1,W2,...]),
+# an ensemble of trained experiments is name|ensemble|EXP1+EXP2+...|[weights=W1,W2,...|weights=tune]),
 # has_audio, and the function prepare_data CORPUS_DIR OUT_DIR FORCE.
 has_audio=false
 hyp_sets=""
@@ -226,8 +226,9 @@ if run_stage 8; then
       for f in "${model_files[@]}"; do model_args+=(--model "$f"); done
       case $overrides in
         "") ;;
+        weights=tune) model_args+=(--tune-weights-on "$data/$valid_set") ;;  # the best grid weights on the dev set
         weights=*) w=${overrides#weights=}; model_args+=(--weights ${w//,/ }) ;;
-        *) die "ensemble $name: unknown option '$overrides' (only weights=W1,W2,...)" ;;
+        *) die "ensemble $name: unknown option '$overrides' (only weights=W1,W2,... or weights=tune)" ;;
       esac
     else
       [ -f "$dir/best.pt" ] || die "stage 8: $dir/best.pt not found (run stage 6 first)"

@@ -100,6 +100,7 @@ def test_quick_recipe_end_to_end(tmp_path):
     # the ensemble of tbrnn and tlstm decoded with both members and has its row
     stats = json.loads((exp / "tbrnn_tlstm" / "decode_test2011" / "decode_stats.json").read_text())
     assert stats["members"] == [str(exp / "tbrnn" / "best.pt"), str(exp / "tlstm" / "best.pt")]
+    assert stats["tuned_weights"]["on"].endswith("dev2012") and stats["weights"] == stats["tuned_weights"]["weights"]
     assert (exp / "tbrnn_tlstm" / "decode_test2011" / "scoring" / "report.json").is_file()
     assert "| tbrnn_tlstm [" in results
     data = tmp_path / "data" / "quick"

@@ -31,6 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "ensemble: each word takes the label of the mean of their posteriors")
     p.add_argument("--weights", type=float, nargs="+", default=None,
                    help="with several --model: one positive weight per model for the mean (default: equal)")
+    p.add_argument("--tune-weights-on", default=None, metavar="DEV_DIR",
+                   help="with several --model: choose the weights with the best overall F1 on this labelled data "
+                        "directory (a grid in steps of --weight-step), then decode --data with them")
+    p.add_argument("--weight-step", type=float, default=0.1, help="grid step of --tune-weights-on (default 0.1)")
     p.add_argument("--data", required=True, help="data directory to punctuate (text; labels optional)")
     p.add_argument("--out", required=True, help="output directory (replaced atomically)")
     p.add_argument("--window", type=int, default=None, help="words per decoding window (default: training slice length)")
@@ -49,16 +53,35 @@ def _main(args: argparse.Namespace) -> int:
         raise PunctError(f"--weights: {len(args.weights)} weights for {len(args.model)} models (one per --model)")
     if len(args.model) > 1 and (args.window or args.batch_size):
         raise PunctError("--window and --batch-size apply to one model; an ensemble's members use their own")
+    if args.tune_weights_on is not None:
+        if len(args.model) < 2 or args.weights is not None:
+            raise PunctError("--tune-weights-on needs two or more --model and no --weights")
+        require_inputs([Path(args.tune_weights_on) / "labels"], "labels of the tuning set")
     from punct.datadir import load_utterances
     from punct.engine.decode import decode, decode_ensemble, write_decode
     from punct.fsutil import atomic_dir
 
     stats: dict = {}
+    tuned = None
+    if args.tune_weights_on is not None:
+        from punct.engine.decode import tune_ensemble_weights, weight_grid
+
+        weight_grid(len(args.model), args.weight_step)  # a bad step fails before any decoding
+        if args.threads:
+            import torch
+
+            torch.set_num_threads(args.threads)
+        weights, f1, rows = tune_ensemble_weights(args.model, args.tune_weights_on, args.weight_step)
+        args.weights = weights
+        tuned = {"on": str(args.tune_weights_on), "step": args.weight_step, "weights": weights, "f1": round(f1, 3),
+                 "equal_weights_f1": rows[0]["f1"], "grid": rows}
     if len(args.model) == 1 and args.weights is None:
         hyp = decode(args.model[0], args.data, window=args.window, batch_size=args.batch_size, threads=args.threads,
                      stats=stats)
     else:
         hyp = decode_ensemble(args.model, args.data, weights=args.weights, threads=args.threads, stats=stats)
+    if tuned is not None:
+        stats["tuned_weights"] = tuned
     score_labels = None
     ref = None
     if not args.no_score and (Path(args.data) / "labels").is_file():

@@ -261,6 +261,59 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
     return out
 
 
+def overall_f1(ref_ids, hyp_ids) -> float:
+    """Overall F1 (percent) of label id arrays as punct.score counts it: a hit is a mark
+    predicted where the reference has the same mark; a wrong mark is both a false alarm
+    and a miss; 0 when there is nothing to find or predict."""
+    import numpy as np
+
+    ref, hyp = np.asarray(ref_ids), np.asarray(hyp_ids)
+    same = hyp == ref
+    tp = int(np.count_nonzero(same & (ref != 0)))
+    fp = int(np.count_nonzero((hyp != 0) & ~same))
+    fn = int(np.count_nonzero((ref != 0) & ~same))
+    return 200.0 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else 0.0
+
+
+def weight_grid(n: int, step: float) -> list[tuple[float, ...]]:
+    """Every weighting of ``n`` members in multiples of ``step`` that sums to 1 and gives each
+    member a positive weight."""
+    import itertools
+
+    k = round(1 / step)
+    if k < n or abs(k * step - 1) > 1e-9:
+        raise PunctError(f"a weight step of {step} cannot give {n} members positive weights summing to 1 "
+                         f"(use 1/N for a whole N >= {n})")
+    return [tuple(c / k for c in combo) for combo in itertools.product(range(1, k + 1), repeat=n) if sum(combo) == k]
+
+
+def tune_ensemble_weights(model_paths: Sequence[str | Path], dev_dir: str | Path, step: float = 0.1
+                          ) -> tuple[list[float], float, list[dict]]:
+    """The weights of ``model_paths``' ensemble with the best overall F1 on ``dev_dir`` (which
+    must have labels), over ``weight_grid``; returns (weights, their F1, one row per weighting).
+    Equal weights are tried as well, and win ties."""
+    import numpy as np
+
+    from punct.datadir import load_utterances
+
+    if not (Path(dev_dir) / "labels").is_file():
+        raise PunctError("the tuning set needs reference labels", Path(dev_dir) / "labels")
+    utts = load_utterances(dev_dir)
+    ref = np.array([label_id(lab) for u in utts for lab in u.labels])
+    probs = [np.concatenate(posteriors(p, dev_dir, utts)[1]).astype(np.float64) for p in model_paths]
+    n = len(probs)
+    equal = tuple([1.0 / n] * n)
+    rows, best, best_f1 = [], equal, -1.0
+    for w in [equal] + [g for g in weight_grid(n, step) if not np.allclose(g, equal)]:
+        f1 = overall_f1(ref, sum(x * p for x, p in zip(w, probs)).argmax(-1))
+        rows.append({"weights": [round(x, 6) for x in w], "f1": round(f1, 3)})
+        if f1 > best_f1 + 1e-9:
+            best, best_f1 = w, f1
+    log.info("ensemble weights tuned on %s (%d weightings): %s, overall F1 %.2f (equal weights: %.2f)",
+             dev_dir, len(rows), " ".join(f"{x:.3g}" for x in best), best_f1, rows[0]["f1"])
+    return list(best), best_f1, rows
+
+
 def punctuated_text(utt: Utterance) -> str:
     """``word word, word.``: each word followed by the mark of its label."""
     return " ".join(w.text + mark_of(w.label) for w in utt.words)

@@ -93,3 +93,70 @@ def test_a_missing_member_is_named(two_models, tiny_data, tmp_path, capsys):
     assert decode.main(["--model", two_models[0], "--model", str(gone), "--data", str(dev),
                         "--out", str(tmp_path / "o")]) == 1
     assert capsys.readouterr().err.strip() == f"error: {gone}: model file not found"
+
+
+def test_overall_f1_counts_as_the_scorer_does():
+    import random
+
+    from punct.engine.decode import overall_f1
+    from punct.labels import label_id
+    from punct.score import score_labels
+
+    rng = random.Random(3)
+    for _ in range(20):
+        ref = [rng.choice(LABELS) for _ in range(200)]
+        hyp = [rng.choice(LABELS) if rng.random() < 0.5 else r for r in ref]
+        want = score_labels(ref, hyp).overall.f1 or 0.0
+        assert abs(overall_f1([label_id(x) for x in ref], [label_id(x) for x in hyp]) - want) < 1e-9
+    assert overall_f1([0, 0], [0, 0]) == 0.0
+
+
+def test_weight_grid():
+    from punct.engine.decode import weight_grid
+    from punct.errors import PunctError
+
+    g = weight_grid(3, 0.1)
+    assert len(g) == 36 and all(abs(sum(w) - 1) < 1e-9 and min(w) > 0 for w in g)
+    assert weight_grid(2, 0.5) == [(0.5, 0.5)]
+    with pytest.raises(PunctError, match="cannot give 3 members"):
+        weight_grid(3, 0.5)
+    with pytest.raises(PunctError, match="cannot give 2 members"):
+        weight_grid(2, 0.3)
+
+
+def test_weights_tuned_on_a_dev_set(two_models, tiny_data, tmp_path):
+    from punct.bin import decode
+    from punct.engine.decode import overall_f1, posteriors, tune_ensemble_weights
+    from punct.labels import label_id
+
+    tr, dev = tiny_data
+    weights, f1, rows = tune_ensemble_weights(two_models, tr, step=0.25)
+    assert [r["weights"] for r in rows] == [[0.5, 0.5], [0.25, 0.75], [0.75, 0.25]]
+    assert round(f1, 3) == max(r["f1"] for r in rows) and round(f1, 3) >= rows[0]["f1"]
+    # the chosen weighting's F1 is the F1 of decoding the tuning set with it
+    ref = [label_id(lab) for u in load_utterances(tr) for lab in u.labels]
+    probs = [np.concatenate(posteriors(m, tr)[1]) for m in two_models]
+    assert abs(overall_f1(ref, (weights[0] * probs[0] + weights[1] * probs[1]).argmax(-1)) - f1) < 1e-6
+    out = tmp_path / "tuned"
+    assert decode.main(["--model", two_models[0], "--model", two_models[1], "--data", str(dev), "--out", str(out),
+                        "--tune-weights-on", str(tr), "--weight-step", "0.25", "--threads", "1"]) == 0
+    stats = json.loads((out / "decode_stats.json").read_text())
+    assert stats["weights"] == [round(x, 6) for x in weights] and stats["tuned_weights"]["f1"] == round(f1, 3)
+    assert len(stats["tuned_weights"]["grid"]) == 3
+
+
+@pytest.mark.parametrize("extra, problem", [
+    (["--weight-step", "0.3"], "a weight step of 0.3 cannot give 2 members"),
+    (["--weights", "1", "2"], "--tune-weights-on needs two or more --model and no --weights"),
+])
+def test_bad_tuning_options(two_models, tiny_data, tmp_path, capsys, extra, problem):
+    from punct.bin import decode
+
+    tr, dev = tiny_data
+    rc = decode.main(["--model", two_models[0], "--model", two_models[1], "--data", str(dev), "--out",
+                      str(tmp_path / "o"), "--tune-weights-on", str(tr), *extra])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and problem in err[0], err
+    rc = decode.main(["--model", two_models[0], "--data", str(dev), "--out", str(tmp_path / "o"),
+                      "--tune-weights-on", str(tmp_path)])
+    assert rc == 1 and "needs two or more --model" in capsys.readouterr().err
