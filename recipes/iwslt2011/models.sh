@@ -26,4 +26,5 @@ experiments+=(
   # experiment directories as named under exp/iwslt2011/, tags included): each word takes the
   # label of the mean of the members' posteriors. Stage 6 only checks that the members exist.
   "ens_tbrnn3_2m|ensemble|tbrnn_2m_s50_b32_f1+tbrnn_2m_s50_f1+tbrnn_pre_2m_s50|"  # three 2.1M-word T-BRNNs
+  "ens_tbrnn3_2m_tuned|ensemble|tbrnn_2m_s50_b32_f1+tbrnn_2m_s50_f1+tbrnn_pre_2m_s50|weights=tune"  # weights from dev2012
 )
