@@ -351,17 +351,10 @@ class EnsembleRestorer:
     the models' posteriors for it (as ``punct.bin.decode`` with several ``--model``)."""
 
     def __init__(self, members: Sequence[Restorer], weights: Sequence[float] | None = None):
-        import math
+        from punct.engine.decode import ensemble_weights
 
-        if not members:
-            raise ValueError("an ensemble needs at least one model")
-        w = [1.0] * len(members) if weights is None else [float(x) for x in weights]
-        if len(w) != len(members):
-            raise PunctError(f"{len(w)} weights for {len(members)} models: give one weight per model")
-        if any(not (x > 0 and math.isfinite(x)) for x in w):
-            raise PunctError(f"ensemble weights must be positive numbers, got {w}")
+        self.weights = ensemble_weights(weights, len(members))
         self.members = list(members)
-        self.weights = [x / sum(w) for x in w]
 
     @classmethod
     def load(cls, model_paths: Sequence[str | Path], weights: Sequence[float] | None = None,

@@ -212,6 +212,21 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
     return out
 
 
+def ensemble_weights(weights: Sequence[float] | None, n: int) -> list[float]:
+    """The weights of an ``n``-member ensemble, normalised to sum to 1 (default: equal); a
+    PunctError for a count other than ``n`` or a weight that is not a positive number."""
+    import math
+
+    if n < 1:
+        raise ValueError("an ensemble needs at least one model")
+    w = [1.0] * n if weights is None else [float(x) for x in weights]
+    if len(w) != n:
+        raise PunctError(f"{len(w)} weights for {n} models: give one weight per model")
+    if any(not (x > 0 and math.isfinite(x)) for x in w):
+        raise PunctError(f"ensemble weights must be positive numbers, got {w}")
+    return [x / sum(w) for x in w]
+
+
 def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, weights: Sequence[float] | None = None,
                     threads: int | None = None, stats: dict | None = None) -> list[Utterance]:
     """Punctuate ``data_dir`` with several models: each decodes the words as ``decode`` does
@@ -223,14 +238,7 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
     from punct.datadir import load_utterances
 
     paths = [str(p) for p in model_paths]
-    if not paths:
-        raise ValueError("an ensemble needs at least one model")
-    w = [1.0] * len(paths) if weights is None else [float(x) for x in weights]
-    if len(w) != len(paths):
-        raise PunctError(f"{len(w)} weights for {len(paths)} models: give one weight per model")
-    if any(not (x > 0 and np.isfinite(x)) for x in w):
-        raise PunctError(f"ensemble weights must be positive numbers, got {w}")
-    w = [x / sum(w) for x in w]
+    w = ensemble_weights(weights, len(paths))
     if threads:
         torch.set_num_threads(threads)
     utts = load_utterances(data_dir, require_labels=False)
