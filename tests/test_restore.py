@@ -342,6 +342,9 @@ def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
     rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
                            "--weights", "1", "0"])
     assert rc == 1 and "ensemble weights must be positive numbers" in capsys.readouterr().err
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
+                           "--window", "8"])
+    assert rc == 1 and "--window applies to one model" in capsys.readouterr().err
     assert not (tmp_path / "o.ctm").exists()
     assert restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
                              str(path_a)]) == 0

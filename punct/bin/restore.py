@@ -54,6 +54,8 @@ def _main(args: argparse.Namespace) -> int:
     if args.model is not None:
         require_inputs(args.model, "model file")
     n_models = len(args.model) if args.model else 1
+    if n_models > 1 and args.window:
+        raise PunctError("--window applies to one model; an ensemble's members use their own training windows")
     if args.weights is not None and len(args.weights) != n_models:
         raise PunctError(f"--weights: {len(args.weights)} weights for {n_models} models (one per --model)")
     from punct.restore import output_format, resolve_model, restore_file
