@@ -49,7 +49,16 @@ def _main(args: argparse.Namespace) -> int:
     from punct.engine.train import train
 
     command = "python -m punct.bin.train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    train(cfg, args.train, args.valid, args.exp, command=command)
+    try:
+        train(cfg, args.train, args.valid, args.exp, command=command)
+    finally:
+        # a torchrun rank leaves the gloo group before exiting: left to interpreter shutdown, its
+        # threads were destroyed while still joinable and a rank aborted (SIGABRT) now and then
+        # after training had finished
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            dist.destroy_process_group()
     return 0
 
 
