@@ -168,6 +168,7 @@ fi
 # ensemble NAME (directory names under $exp, as they are, without --exp-tag), or die
 ensemble_members() {
   local m
+  [ -n "${2//+/}" ] || die "ensemble $1: no members (recipes/$corpus: name|ensemble|A+B|weights=...)"
   for m in ${2//+/ }; do
     [ -f "$exp/$m/best.pt" ] || die "ensemble $1: member $exp/$m/best.pt not found (train $m first)"
     echo "$exp/$m/best.pt"
@@ -220,7 +221,6 @@ if run_stage 8; then
     if [ "$config" = ensemble ]; then
       # an ensemble decodes with every member (mean posteriors); overrides may give weights=W1,W2,...
       members=$(ensemble_members "$name" "$train") || exit 1
-      [ -n "$members" ] || die "ensemble $name: no members (recipes/$corpus: name|ensemble|A+B|weights=...)"
       mapfile -t model_files <<< "$members"
       model_args=()
       for f in "${model_files[@]}"; do model_args+=(--model "$f"); done

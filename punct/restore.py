@@ -245,11 +245,7 @@ class Restorer:
                 copy: bool = True) -> list[Utterance]:
         """Copies of ``utts`` whose words carry the predicted labels (see the module docstring);
         ``copy=False`` sets the labels of ``utts`` themselves (and returns them), saving memory."""
-        if copy:
-            out = [dataclasses.replace(u, words=[dataclasses.replace(w) for w in u.words]) for u in utts]
-        else:
-            out = list(utts)
-        streams = stream_words(out, speaker_breaks)
+        out, streams = _output_streams(utts, copy, speaker_breaks)
         self._run(streams, out, progress)
         if speaker_breaks:
             end_turns(streams)
@@ -338,6 +334,17 @@ class Restorer:
         return out
 
 
+def _output_streams(utts: Sequence[Utterance], copy: bool, speaker_breaks: bool
+                    ) -> tuple[list[Utterance], list[list[Word]]]:
+    """The utterances to label (copies of ``utts``, or ``utts`` themselves without ``copy``)
+    and their decoding streams (``stream_words``)."""
+    if copy:
+        out = [dataclasses.replace(u, words=[dataclasses.replace(w) for w in u.words]) for u in utts]
+    else:
+        out = list(utts)
+    return out, stream_words(out, speaker_breaks)
+
+
 def end_turns(streams: list[list[Word]]) -> None:
     """With speaker breaks: every stream (a speaker's turn) ends a sentence."""
     for s in streams:
@@ -364,11 +371,7 @@ class EnsembleRestorer:
     def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
                 copy: bool = True) -> list[Utterance]:
         """As ``Restorer.restore``, with the mean of the members' posteriors."""
-        if copy:
-            out = [dataclasses.replace(u, words=[dataclasses.replace(w) for w in u.words]) for u in utts]
-        else:
-            out = list(utts)
-        streams = stream_words(out, speaker_breaks)
+        out, streams = _output_streams(utts, copy, speaker_breaks)
         total: dict = {}
         for r, wt in zip(self.members, self.weights):
             for k, p in r.word_posteriors(streams, out, progress).items():

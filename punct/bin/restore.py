@@ -67,8 +67,7 @@ def _main(args: argparse.Namespace) -> int:
         import torch
 
         torch.set_num_threads(args.threads)
-    restore_file(args.input, args.output, model=args.model if args.model and len(args.model) > 1 else
-                 (args.model[0] if args.model else None), input_format=args.input_format,
+    restore_file(args.input, args.output, model=args.model, input_format=args.input_format,
                  output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
                  batch_size=args.batch_size, segments=args.segments, weights=args.weights)
     return 0

@@ -58,7 +58,7 @@ from punct.engine.config import TrainConfig
 from punct.engine.inputs import WordInputs, build_inputs, inputs_from_checkpoint
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
-from punct.labels import LABELS, MARK_LABELS
+from punct.labels import LABELS, label_id
 from punct.models import SPECIALS, build_model, get_model_class, resolved_model_args
 
 log = logging.getLogger(__name__)
@@ -155,13 +155,9 @@ def mark_f1(ref: list[str], hyp: list[str]) -> float:
         score_labels = None
     if score_labels is not None:
         return float(score_labels(ref, hyp).overall.f1)
-    marks = set(MARK_LABELS)
-    tp = sum(1 for r, h in zip(ref, hyp) if r == h and r in marks)
-    n_hyp = sum(1 for h in hyp if h in marks)
-    n_ref = sum(1 for r in ref if r in marks)
-    p = tp / n_hyp if n_hyp else 0.0
-    r = tp / n_ref if n_ref else 0.0
-    return 100.0 * (2 * p * r / (p + r) if p + r else 0.0)
+    from punct.engine.decode import overall_f1
+
+    return overall_f1([label_id(x) for x in ref], [label_id(x) for x in hyp])
 
 
 @torch.no_grad()
