@@ -11,6 +11,13 @@ with torchrun (gloo backend, CPU; every rank takes its share of each batch, rank
 writes the files):
 
     torchrun --standalone --nproc_per_node 2 -m punct.bin.train --config ... threads=2
+
+To end a run early (it may be running or waiting to be resumed), ask it to stop:
+
+    python -m punct.bin.train --stop --exp exp/tbrnn --why "validation F1 flat for 3 epochs"
+
+It ends at its next epoch boundary, after that epoch's validation, and records the
+reason in train_done.json; a rerun of the training stops at once while EXP/stop exists.
 """
 from __future__ import annotations
 
@@ -20,21 +27,38 @@ import sys
 from pathlib import Path
 
 from punct.bin.common import add_common, require_inputs, run
+from punct.errors import PunctError
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="punct.bin.train", description=__doc__.splitlines()[0])
-    p.add_argument("--config", required=True, help="YAML training config (conf/*.yaml)")
-    p.add_argument("--train", required=True, help="training data directory (text + labels)")
-    p.add_argument("--valid", required=True, help="validation data directory (text + labels)")
+    p.add_argument("--config", help="YAML training config (conf/*.yaml); required unless --stop")
+    p.add_argument("--train", help="training data directory (text + labels); required unless --stop")
+    p.add_argument("--valid", help="validation data directory (text + labels); required unless --stop")
     p.add_argument("--exp", required=True, help="experiment directory (created; resumed if it holds checkpoint.pt)")
     p.add_argument("--max-epochs", type=int, default=None, help="override max_epochs")
+    p.add_argument("--stop", action="store_true",
+                   help="do not train: ask the training in --exp to end at its next epoch boundary (writes EXP/stop)")
+    p.add_argument("--why", default="", help="with --stop: the reason, recorded in train_done.json")
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides, e.g. lr=0.01 model_args.hidden_size=128")
     add_common(p)
     return p
 
 
 def _main(args: argparse.Namespace) -> int:
+    if args.stop:
+        if args.config or args.train or args.valid or args.overrides or args.max_epochs is not None:
+            raise PunctError("--stop takes only --exp and --why")
+        from punct.engine.train import request_stop
+
+        path = request_stop(args.exp, args.why)
+        print(f"{path}: training ends after its current epoch (remove this file to train on)")
+        return 0
+    missing = [o for o, v in (("--config", args.config), ("--train", args.train), ("--valid", args.valid)) if not v]
+    if missing:
+        raise PunctError(f"missing {', '.join(missing)} (required unless --stop)")
+    if args.why:
+        raise PunctError("--why goes with --stop")
     require_inputs([args.config])
     for d in (args.train, args.valid):
         require_inputs([d], "data directory")

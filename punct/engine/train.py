@@ -5,9 +5,15 @@ early stopping on validation perplexity, resumable checkpoints.
 ``config.yaml`` (resolved config), ``cmd``, ``vocab.txt``, ``train_log.tsv``
 (one row per epoch), ``checkpoint.pt`` (everything needed to resume, written
 every ``checkpoint_minutes`` and after every epoch), ``best.pt`` (the model
-with the best validation perplexity), ``cache/`` (precomputed slices).
+with the best validation perplexity), ``cache/`` (precomputed slices), ``train_done.json`` (why and when training ended).
 Rerunning the same command on an existing ``exp_dir`` resumes from
 ``checkpoint.pt`` at the batch where it stopped, with the same result.
+
+A run is ended early by a file ``exp_dir/stop`` (``punct.bin.train --stop``, or
+``echo why > exp_dir/stop``): training ends at the next epoch boundary, after that
+epoch's validation and checkpoint, as it does on patience or ``max_epochs``;
+``train_done.json`` says ``"stopped": "by hand"`` with the file's first line as
+``why``. The file stays: a rerun stops at once until it is removed.
 
 Every model goes through here. What differs between models is declared by
 the model class: ``input_kind`` picks the featurizer (punct.engine.inputs)
@@ -62,6 +68,9 @@ from punct.labels import LABELS, label_id
 from punct.models import SPECIALS, build_model, get_model_class, resolved_model_args
 
 log = logging.getLogger(__name__)
+
+#: the stop-request file in an experiment directory (see the module docstring)
+STOP_FILE = "stop"
 
 #: config keys that may change when a run is resumed (they do not change what is learnt;
 #: precision changes only the rounding of the forward pass)
@@ -231,15 +240,55 @@ def _write_log(exp_dir: Path, history: list[dict[str, Any]]) -> None:
             f.write("\t".join(_fmt(row[c]) for c in LOG_COLUMNS) + "\n")
 
 
-def _write_stopped(exp_dir: Path, why: str, prog: dict[str, Any]) -> None:
+def _write_stopped(exp_dir: Path, why: str, prog: dict[str, Any], reason: str | None = None) -> None:
     """``train_done.json``: training has ended (why, epochs, best epoch); RESULTS.md tells
     a finished run from one still going by it."""
     import json
 
+    done = {"stopped": why, "epochs": prog["epoch"], "best_epoch": prog["best_epoch"],
+            "best_valid_ppl": prog["best_ppl"], "best_valid_f1": prog.get("best_f1")}
+    if reason is not None:
+        done["why"] = reason
     with atomic_write(exp_dir / "train_done.json") as f:
-        json.dump({"stopped": why, "epochs": prog["epoch"], "best_epoch": prog["best_epoch"],
-                   "best_valid_ppl": prog["best_ppl"], "best_valid_f1": prog.get("best_f1")}, f, indent=1)
+        json.dump(done, f, indent=1)
         f.write("\n")
+
+
+def request_stop(exp_dir: str | Path, why: str) -> Path:
+    """Ask the training in ``exp_dir`` (running or resumable) to end at its next epoch
+    boundary: write ``exp_dir/stop`` holding ``why``. Returns the file's path."""
+    exp_dir = Path(exp_dir)
+    if not exp_dir.is_dir():
+        raise PunctError("experiment directory not found", exp_dir)
+    if not (exp_dir / "checkpoint.pt").is_file() and not (exp_dir / "best.pt").is_file():
+        raise PunctError("no training here (neither checkpoint.pt nor best.pt)", exp_dir)
+    why = " ".join(why.split()) or "stop requested"
+    with atomic_write(exp_dir / STOP_FILE) as f:
+        f.write(why + "\n")
+    return exp_dir / STOP_FILE
+
+
+def stop_requested(exp_dir: Path, rank: int = 0, world: int = 1) -> str | None:
+    """The reason in ``exp_dir/stop`` (its first line, or "stop requested"), or None if
+    there is no such file. Rank 0 reads it and tells the other ranks, so every rank of a
+    data-parallel run stops at the same epoch."""
+    reason = None
+    if rank == 0:
+        path = exp_dir / STOP_FILE
+        if path.is_file():
+            try:
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                lines = []
+            reason = (lines[0].strip() if lines else "") or "stop requested"
+    if world > 1:
+        import torch.distributed as dist
+
+        flag = torch.tensor([1 if reason is not None else 0])
+        dist.broadcast(flag, 0)
+        if flag.item() and reason is None:
+            reason = "stop requested"  # the other ranks need only the decision
+    return reason
 
 
 def _fmt(v: Any) -> str:
@@ -380,7 +429,13 @@ def train(
     n_epoch = min(len(train_sl), cfg.epoch_slices) if cfg.epoch_slices else len(train_sl)
     last_save = time.monotonic()
     interval = cfg.checkpoint_minutes * 60.0
+    stop_reason = None
     while prog["epoch"] < cfg.max_epochs and prog["bad_epochs"] < cfg.patience and not prog.get("halved_out"):
+        if prog["batch"] == 0:  # an epoch boundary: a half-done epoch is finished first
+            stop_reason = stop_requested(exp_dir, rank, world)
+            if stop_reason is not None:
+                log.info("stop requested by %s (%s); remove the file to train on", exp_dir / STOP_FILE, stop_reason)
+                break
         epoch = prog["epoch"]
         if cfg.lr_schedule == "halving":
             for group in opt.param_groups:
@@ -469,12 +524,20 @@ def train(
         if main:
             _write_log(exp_dir, prog["history"])
 
-    why = "halving" if prog.get("halved_out") else "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
+    if stop_reason is not None:
+        if prog["best_epoch"] == 0:
+            raise PunctError(f"a stop was requested before the first epoch ended, so there is no model to keep "
+                             f"(remove the file to train)", exp_dir / STOP_FILE)
+        why = "by hand"
+    elif prog.get("halved_out"):
+        why = "halving"
+    else:
+        why = "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
     log.info("training stopped (%s) after %d epochs; best (by %s) at epoch %d: valid ppl %.4f, F1 %.1f -> %s", why,
              prog["epoch"], cfg.select_by, prog["best_epoch"], prog["best_ppl"], prog.get("best_f1", math.nan),
              exp_dir / "best.pt")
     if main:
-        _write_stopped(exp_dir, why, prog)
+        _write_stopped(exp_dir, why, prog, stop_reason)
     if world > 1:
         import torch.distributed as dist
 

@@ -44,3 +44,14 @@ def test_two_ranks_match_one_process(tiny_data, tmp_path):
         assert abs(ra["valid_f1"] - rb["valid_f1"]) < 0.5
     # rank 0 alone wrote the files
     assert sorted(p.name for p in two.iterdir() if p.name != "cmd") == sorted(p.name for p in one.iterdir())
+    # a stop request reaches every rank: both end at once (a rank that went on would wait
+    # forever for the other's gradients and the run would time out)
+    (two / "stop").write_text("enough\n")
+    args3 = [a if a != "max_epochs=2" else "max_epochs=3" for a in ARGS]
+    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+                        "-m", "punct.bin.train", "--config", str(ROOT / "conf" / "tbrnn.yaml"), "--train", str(tr),
+                        "--valid", str(dev), "--exp", str(two), *args3],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert ckpt.load(two / "checkpoint.pt")["progress"]["epoch"] == 2
+    assert '"why": "enough"' in (two / "train_done.json").read_text()

@@ -174,3 +174,48 @@ def test_precision_bf16_trains_close_to_fp32(tiny_data, tmp_path):
 def test_precision_is_checked():
     with pytest.raises((ValueError, PunctError), match="precision must be fp32 or bf16"):
         tiny_cfg("precision=fp16").check()
+
+
+def test_stop_request_ends_training_at_the_next_epoch_boundary(tiny_data, tmp_path):
+    import json
+
+    from punct.engine.train import request_stop
+
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    steps = []
+
+    def ask_to_stop(epoch, batch):
+        steps.append((epoch, batch))
+        if (epoch, batch) == (0, 2):  # mid-epoch: the epoch is finished, validated and kept
+            request_stop(exp, "  flat\n validation F1 ")
+
+    prog = train(tiny_cfg("max_epochs=4"), tr, dev, exp, on_step=ask_to_stop)
+    assert prog["epoch"] == 1 and max(e for e, _ in steps) == 0
+    done = json.loads((exp / "train_done.json").read_text())
+    assert done["stopped"] == "by hand" and done["why"] == "flat validation F1" and done["epochs"] == 1
+    assert (exp / "best.pt").is_file() and len((exp / "train_log.tsv").read_text().splitlines()) == 2
+    # while the file is there, a rerun (a resumed queue) stops at once
+    steps.clear()
+    assert train(tiny_cfg("max_epochs=4"), tr, dev, exp, on_step=ask_to_stop)["epoch"] == 1 and steps == []
+    # without it, the run goes on from its checkpoint
+    (exp / "stop").unlink()
+    assert train(tiny_cfg("max_epochs=2"), tr, dev, exp)["epoch"] == 2
+    assert json.loads((exp / "train_done.json").read_text())["stopped"] == "max_epochs"
+
+
+def test_stop_request_before_any_model_is_refused(tiny_data, tmp_path):
+    from punct.engine.train import request_stop
+
+    tr, dev = tiny_data
+    with pytest.raises(PunctError, match="experiment directory not found"):
+        request_stop(tmp_path / "none", "why")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(PunctError, match="no training here"):
+        request_stop(tmp_path / "empty", "why")
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "stop").write_text("\n")
+    with pytest.raises(PunctError, match="before the first epoch ended"):
+        train(tiny_cfg(), tr, dev, exp)
+    assert not (exp / "best.pt").exists() and not (exp / "train_done.json").exists()
