@@ -226,7 +226,8 @@ if run_stage 8; then
       for f in "${model_files[@]}"; do model_args+=(--model "$f"); done
       case $overrides in
         "") ;;
-        weights=tune) model_args+=(--tune-weights-on "$data/$valid_set") ;;  # the best grid weights on the dev set
+        # the best grid weights on the dev set, tuned once for all test sets (again when a member changes)
+        weights=tune) model_args+=(--tune-weights-on "$data/$valid_set" --tuned-weights "$dir/tuned_weights.json") ;;
         weights=*) w=${overrides#weights=}; model_args+=(--weights ${w//,/ }) ;;
         *) die "ensemble $name: unknown option '$overrides' (only weights=W1,W2,... or weights=tune)" ;;
       esac

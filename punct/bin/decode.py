@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with several --model: choose the weights with the best overall F1 on this labelled data "
                         "directory (a grid in steps of --weight-step), then decode --data with them")
     p.add_argument("--weight-step", type=float, default=0.1, help="grid step of --tune-weights-on (default 0.1)")
+    p.add_argument("--tuned-weights", default=None, metavar="FILE",
+                   help="with --tune-weights-on: keep the tuned weights in FILE (JSON) and reuse them while the "
+                        "models, the tuning set and the step are unchanged; punct restore --weights-from reads it")
     p.add_argument("--data", required=True, help="data directory to punctuate (text; labels optional)")
     p.add_argument("--out", required=True, help="output directory (replaced atomically)")
     p.add_argument("--window", type=int, default=None, help="words per decoding window (default: training slice length)")
@@ -57,6 +60,8 @@ def _main(args: argparse.Namespace) -> int:
         if len(args.model) < 2 or args.weights is not None:
             raise PunctError("--tune-weights-on needs two or more --model and no --weights")
         require_inputs([Path(args.tune_weights_on) / "labels"], "labels of the tuning set")
+    elif args.tuned_weights is not None:
+        raise PunctError("--tuned-weights goes with --tune-weights-on")
     from punct.datadir import load_utterances
     from punct.engine.decode import decode, decode_ensemble, write_decode
     from punct.fsutil import atomic_dir
@@ -64,17 +69,29 @@ def _main(args: argparse.Namespace) -> int:
     stats: dict = {}
     tuned = None
     if args.tune_weights_on is not None:
-        from punct.engine.decode import tune_ensemble_weights, weight_grid
+        from punct.engine.decode import (load_tuned_weights, save_tuned_weights, tune_ensemble_weights,
+                                         tuning_key, weight_grid)
 
         weight_grid(len(args.model), args.weight_step)  # a bad step fails before any decoding
         if args.threads:
             import torch
 
             torch.set_num_threads(args.threads)
-        weights, f1, rows = tune_ensemble_weights(args.model, args.tune_weights_on, args.weight_step)
-        args.weights = weights
-        tuned = {"on": str(args.tune_weights_on), "step": args.weight_step, "weights": weights, "f1": round(f1, 3),
-                 "equal_weights_f1": rows[0]["f1"], "grid": rows}
+        key = tuning_key(args.model, args.tune_weights_on, args.weight_step)
+        if args.tuned_weights is not None:
+            tuned = load_tuned_weights(args.tuned_weights, key)
+            if tuned is not None:
+                tuned = {k: v for k, v in tuned.items() if k != "key"}
+                log.info("ensemble weights %s: tuned on %s before (overall F1 %s), read from %s",
+                         " ".join(f"{x:.3g}" for x in tuned["weights"]), args.tune_weights_on, tuned.get("f1"),
+                         args.tuned_weights)
+        if tuned is None:
+            weights, f1, rows = tune_ensemble_weights(args.model, args.tune_weights_on, args.weight_step)
+            tuned = {"on": str(args.tune_weights_on), "step": args.weight_step, "weights": weights,
+                     "f1": round(f1, 3), "equal_weights_f1": rows[0]["f1"], "grid": rows}
+            if args.tuned_weights is not None:
+                save_tuned_weights(args.tuned_weights, key, tuned)
+        args.weights = tuned["weights"]
     if len(args.model) == 1 and args.weights is None:
         hyp = decode(args.model[0], args.data, window=args.window, batch_size=args.batch_size, threads=args.threads,
                      stats=stats)

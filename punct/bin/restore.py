@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "as an ensemble: each word takes the label of the mean of their posteriors")
     p.add_argument("--weights", type=float, nargs="+", default=None,
                    help="with several --model: one positive weight per model for the mean (default: equal)")
+    p.add_argument("--weights-from", default=None, metavar="FILE",
+                   help="with several --model: the weights in FILE, as tuned by the recipe (exp/.../tuned_weights.json, "
+                        "or an ensemble's decode_stats.json); the models in the same order")
     p.add_argument("--input-format", default=None, help="format of INPUT (default: by extension or content)")
     p.add_argument("--output-format", default=None, choices=_OUTPUT_FORMATS,
                    help="format of the output (default: by the extension of -o, text on stdout)")
@@ -56,6 +59,15 @@ def _main(args: argparse.Namespace) -> int:
     n_models = len(args.model) if args.model else 1
     if n_models > 1 and args.window:
         raise PunctError("--window applies to one model; an ensemble's members use their own training windows")
+    if args.weights_from is not None:
+        if args.weights is not None:
+            raise PunctError("give --weights or --weights-from, not both")
+        require_inputs([args.weights_from], "weights file")
+        from punct.engine.decode import read_weights_file
+
+        args.weights = [float(x) for x in read_weights_file(args.weights_from)["weights"]]
+        if len(args.weights) != n_models:
+            raise PunctError(f"{len(args.weights)} weights for {n_models} models (one per --model)", args.weights_from)
     if args.weights is not None and len(args.weights) != n_models:
         raise PunctError(f"--weights: {len(args.weights)} weights for {n_models} models (one per --model)")
     from punct.restore import output_format, resolve_model, restore_file

@@ -322,6 +322,59 @@ def tune_ensemble_weights(model_paths: Sequence[str | Path], dev_dir: str | Path
     return list(best), best_f1, rows
 
 
+def _file_identity(path: Path) -> dict:
+    st = path.stat()
+    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def tuning_key(model_paths: Sequence[str | Path], dev_dir: str | Path, step: float) -> dict:
+    """What tuned ensemble weights depend on: the members' files, the tuning set's text and
+    labels (each by path, size and modification time) and the grid step."""
+    dev = Path(dev_dir)
+    return {"members": [_file_identity(Path(p)) for p in model_paths],
+            "on": [_file_identity(dev / name) for name in ("text", "labels")], "step": step}
+
+
+def read_weights_file(path: str | Path) -> dict:
+    """A weights file: the JSON object that ``save_tuned_weights`` writes (or a
+    ``decode_stats.json`` of an ensemble decode, whose ``tuned_weights`` holds one); its
+    ``weights`` must be a list of positive numbers."""
+    import json
+
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise PunctError(f"not a weights file (JSON with a 'weights' list): {e}", path) from None
+    if isinstance(data, dict) and isinstance(data.get("tuned_weights"), dict):
+        data = data["tuned_weights"]
+    w = data.get("weights") if isinstance(data, dict) else None
+    if not isinstance(w, list) or not w or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in w):
+        raise PunctError("not a weights file: it needs a 'weights' list of positive numbers", path)
+    return data
+
+
+def load_tuned_weights(path: str | Path, key: dict) -> dict | None:
+    """The record saved in ``path`` if it was tuned for ``key`` (the same members, tuning
+    set and step, unchanged since), else None."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    data = read_weights_file(path)
+    return data if data.get("key") == key and len(data["weights"]) == len(key["members"]) else None
+
+
+def save_tuned_weights(path: str | Path, key: dict, tuned: dict) -> None:
+    import json
+
+    from punct.fsutil import atomic_write
+
+    with atomic_write(Path(path)) as f:
+        json.dump(dict(tuned, key=key), f, indent=1)
+        f.write("\n")
+
+
 def punctuated_text(utt: Utterance) -> str:
     """``word word, word.``: each word followed by the mark of its label."""
     return " ".join(w.text + mark_of(w.label) for w in utt.words)

@@ -160,3 +160,75 @@ def test_bad_tuning_options(two_models, tiny_data, tmp_path, capsys, extra, prob
     rc = decode.main(["--model", two_models[0], "--data", str(dev), "--out", str(tmp_path / "o"),
                       "--tune-weights-on", str(tmp_path)])
     assert rc == 1 and "needs two or more --model" in capsys.readouterr().err
+
+
+def test_tuned_weights_are_kept_and_reused_until_a_member_changes(two_models, tiny_data, tmp_path, monkeypatch):
+    import os
+    import shutil
+
+    from punct.bin import decode
+    from punct.engine import decode as engine
+
+    tr, dev = tiny_data
+    models = [str(tmp_path / "a.pt"), str(tmp_path / "b.pt")]
+    for src, dst in zip(two_models, models):
+        shutil.copy(src, dst)
+    cache = tmp_path / "tuned_weights.json"
+    calls = []
+    real = engine.tune_ensemble_weights
+    monkeypatch.setattr(engine, "tune_ensemble_weights", lambda *a, **k: calls.append(a) or real(*a, **k))
+
+    def run(out):
+        assert decode.main(["--model", models[0], "--model", models[1], "--data", str(dev), "--out", str(tmp_path / out),
+                            "--tune-weights-on", str(tr), "--weight-step", "0.25", "--tuned-weights", str(cache),
+                            "--threads", "1"]) == 0
+        return json.loads((tmp_path / out / "decode_stats.json").read_text())
+
+    first = run("d1")
+    saved = json.loads(cache.read_text())
+    assert len(calls) == 1 and saved["weights"] == first["tuned_weights"]["weights"]
+    assert [m["path"] for m in saved["key"]["members"]] == [str(Path(m).resolve()) for m in models]
+    second = run("d2")  # the same members, set and step: read, not tuned again
+    assert len(calls) == 1 and second["weights"] == first["weights"]
+    assert _labels(tmp_path / "d1") == _labels(tmp_path / "d2")
+    st = os.stat(models[1])
+    os.utime(models[1], ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a member retrained
+    run("d3")
+    assert len(calls) == 2
+    # a damaged file is a one-line error, not a silent retune
+    cache.write_text("{not json")
+    rc = decode.main(["--model", models[0], "--model", models[1], "--data", str(dev), "--out", str(tmp_path / "d4"),
+                      "--tune-weights-on", str(tr), "--weight-step", "0.25", "--tuned-weights", str(cache)])
+    assert rc == 1 and not (tmp_path / "d4").exists()
+    # --tuned-weights alone makes no sense
+    assert decode.main(["--model", models[0], "--model", models[1], "--data", str(dev), "--out", str(tmp_path / "d5"),
+                        "--tuned-weights", str(cache)]) == 1
+
+
+def test_restore_reads_the_recipes_weights_file(two_models, tiny_data, tmp_path, capsys):
+    from punct.bin import restore as restore_bin
+
+    tr, dev = tiny_data
+    words = load_utterances(dev)[0].texts
+    src = tmp_path / "in.ctm"
+    src.write_text("".join(f"utt 1 {i * 0.5:.2f} 0.40 {w}\n" for i, w in enumerate(words)))
+    weights = tmp_path / "tuned_weights.json"
+    weights.write_text(json.dumps({"weights": [0.25, 0.75], "key": {}}))
+
+    def restore(*extra):
+        rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.txt"), "--model", two_models[0], "--model",
+                               two_models[1], *extra])
+        return rc, (tmp_path / "o.txt").read_text() if rc == 0 else capsys.readouterr().err.strip()
+
+    by_file = restore("--weights-from", str(weights))
+    assert by_file == restore("--weights", "1", "3") and by_file[0] == 0
+    stats = tmp_path / "decode_stats.json"  # an ensemble decode's stats hold the tuned weights too
+    stats.write_text(json.dumps({"weights": [0.5, 0.5], "tuned_weights": {"weights": [0.25, 0.75]}}))
+    assert restore("--weights-from", str(stats)) == by_file
+    weights.write_text(json.dumps({"weights": [1.0]}))
+    assert restore("--weights-from", str(weights)) == (1, f"error: {weights}: 1 weights for 2 models (one per --model)")
+    weights.write_text(json.dumps({"weights": [1, -1]}))
+    assert restore("--weights-from", str(weights)) == (
+        1, f"error: {weights}: not a weights file: it needs a 'weights' list of positive numbers")
+    assert restore("--weights-from", str(weights), "--weights", "1", "1") == (
+        1, "error: give --weights or --weights-from, not both")
