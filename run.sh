@@ -227,7 +227,8 @@ if run_stage 8; then
       case $overrides in
         "") ;;
         # the best grid weights on the dev set, tuned once for all test sets (again when a member changes)
-        weights=tune) model_args+=(--tune-weights-on "$data/$valid_set" --tuned-weights "$dir/tuned_weights.json") ;;
+        weights=tune) model_args+=(--tune-weights-on "$data/$valid_set" --tuned-weights "$dir/tuned_weights.json")
+                      model_files+=("$data/$valid_set/text" "$data/$valid_set/labels") ;;
         weights=*) w=${overrides#weights=}; model_args+=(--weights ${w//,/ }) ;;
         *) die "ensemble $name: unknown option '$overrides' (only weights=W1,W2,... or weights=tune)" ;;
       esac
@@ -238,8 +239,8 @@ if run_stage 8; then
     fi
     for set in $test_sets; do
       out=$dir/decode_$set
-      if up_to_date "$out/.done" "${model_files[@]}" && [ "$force" != true ]; then
-        log "stage 8: decode $name on $set: $out is finished and newer than its model; skipping"; continue
+      if up_to_date "$out/.done" "${model_files[@]}" "$data/$set/text" && [ "$force" != true ]; then
+        log "stage 8: decode $name on $set: $out is finished and newer than its model and data; skipping"; continue
       fi
       # the log lives beside the decode directory, which the decoder replaces as a whole;
       # one torch thread: windows are small, and 2 threads were 30x slower on a busy machine
