@@ -22,6 +22,12 @@ experiments+=(
   "char_cnn_highway_2m|conf/char_cnn_highway.yaml|train_2m|"
   "char_dilated_cnn_2m|conf/char_dilated_cnn.yaml|train_2m|"
   "char_bilstm_2m|conf/char_bilstm.yaml|train_2m|"
+  # The T-BRNN settings of the table's best 2.1M-word rows (50-word slices decoded in 200-word
+  # windows; the epoch of the best validation F1; batches of 32), named as their directories,
+  # so that the ensembles below find their members after a plain ./run.sh --corpus iwslt2011
+  "tbrnn_2m_s50_f1|conf/tbrnn.yaml|train_2m|slice_length=50 decode_window=200 select_by=f1 max_epochs=12"
+  "tbrnn_2m_s50_b32_f1|conf/tbrnn.yaml|train_2m|slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32"
+  "tbrnn_pre_2m_s50|conf/tbrnn_pre.yaml|train_2m|slice_length=50 decode_window=200"
   # Ensembles of trained experiments (name|ensemble|EXP+EXP+...|[weights=...]; members are
   # experiment directories as named under exp/iwslt2011/, tags included): each word takes the
   # label of the mean of the members' posteriors. Stage 6 only checks that the members exist.
