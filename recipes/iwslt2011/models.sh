@@ -28,6 +28,7 @@ experiments+=(
   "tbrnn_2m_s50_f1|conf/tbrnn.yaml|train_2m|slice_length=50 decode_window=200 select_by=f1 max_epochs=12"
   "tbrnn_2m_s50_b32_f1|conf/tbrnn.yaml|train_2m|slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32"
   "tbrnn_pre_2m_s50|conf/tbrnn_pre.yaml|train_2m|slice_length=50 decode_window=200"
+  "tbrnn_all_s50_b32_f1|conf/tbrnn.yaml|train|slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32"
   # Ensembles of trained experiments (name|ensemble|EXP+EXP+...|[weights=...]; members are
   # experiment directories as named under exp/iwslt2011/, tags included): each word takes the
   # label of the mean of the members' posteriors. Stage 6 only checks that the members exist.
