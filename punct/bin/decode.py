@@ -60,6 +60,8 @@ def _main(args: argparse.Namespace) -> int:
         if len(args.model) < 2 or args.weights is not None:
             raise PunctError("--tune-weights-on needs two or more --model and no --weights")
         require_inputs([Path(args.tune_weights_on) / "labels"], "labels of the tuning set")
+        if args.tuned_weights is not None and not Path(args.tuned_weights).resolve().parent.is_dir():
+            raise PunctError("directory of --tuned-weights not found", Path(args.tuned_weights).parent)
     elif args.tuned_weights is not None:
         raise PunctError("--tuned-weights goes with --tune-weights-on")
     from punct.datadir import load_utterances

@@ -200,6 +200,10 @@ def test_tuned_weights_are_kept_and_reused_until_a_member_changes(two_models, ti
     rc = decode.main(["--model", models[0], "--model", models[1], "--data", str(dev), "--out", str(tmp_path / "d4"),
                       "--tune-weights-on", str(tr), "--weight-step", "0.25", "--tuned-weights", str(cache)])
     assert rc == 1 and not (tmp_path / "d4").exists()
+    # a file that cannot be written fails before any decoding
+    rc = decode.main(["--model", models[0], "--model", models[1], "--data", str(dev), "--out", str(tmp_path / "d6"),
+                      "--tune-weights-on", str(tr), "--tuned-weights", str(tmp_path / "no" / "w.json")])
+    assert rc == 1 and len(calls) == 2
     # --tuned-weights alone makes no sense
     assert decode.main(["--model", models[0], "--model", models[1], "--data", str(dev), "--out", str(tmp_path / "d5"),
                         "--tuned-weights", str(cache)]) == 1
