@@ -222,24 +222,24 @@ if run_stage 8; then
       # an ensemble decodes with every member (mean posteriors); overrides may give weights=W1,W2,...
       members=$(ensemble_members "$name" "$train") || exit 1
       mapfile -t model_files <<< "$members"
-      model_args=()
+      model_args=() tuning_files=()
       for f in "${model_files[@]}"; do model_args+=(--model "$f"); done
       case $overrides in
         "") ;;
         # the best grid weights on the dev set, tuned once for all test sets (again when a member changes)
         weights=tune) model_args+=(--tune-weights-on "$data/$valid_set" --tuned-weights "$dir/tuned_weights.json")
-                      model_files+=("$data/$valid_set/text" "$data/$valid_set/labels") ;;
+                      tuning_files=("$data/$valid_set/text" "$data/$valid_set/labels") ;;
         weights=*) w=${overrides#weights=}; model_args+=(--weights ${w//,/ }) ;;
         *) die "ensemble $name: unknown option '$overrides' (only weights=W1,W2,... or weights=tune)" ;;
       esac
     else
       [ -f "$dir/best.pt" ] || die "stage 8: $dir/best.pt not found (run stage 6 first)"
-      model_files=("$dir/best.pt")
+      model_files=("$dir/best.pt") tuning_files=()
       model_args=(--model "$dir/best.pt")
     fi
     for set in $test_sets; do
       out=$dir/decode_$set
-      if up_to_date "$out/.done" "${model_files[@]}" "$data/$set/text" && [ "$force" != true ]; then
+      if up_to_date "$out/.done" "${model_files[@]}" "${tuning_files[@]}" "$data/$set/text" && [ "$force" != true ]; then
         log "stage 8: decode $name on $set: $out is finished and newer than its model and data; skipping"; continue
       fi
       # the log lives beside the decode directory, which the decoder replaces as a whole;

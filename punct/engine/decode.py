@@ -340,6 +340,7 @@ def read_weights_file(path: str | Path) -> dict:
     ``decode_stats.json`` of an ensemble decode, whose ``tuned_weights`` holds one); its
     ``weights`` must be a list of positive numbers."""
     import json
+    import math
 
     path = Path(path)
     try:
@@ -349,8 +350,8 @@ def read_weights_file(path: str | Path) -> dict:
     if isinstance(data, dict) and isinstance(data.get("tuned_weights"), dict):
         data = data["tuned_weights"]
     w = data.get("weights") if isinstance(data, dict) else None
-    if not isinstance(w, list) or not w or not all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in w):
+    if not isinstance(w, list) or not w or not all(  # as ensemble_weights checks them, with the file named
+            isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 and math.isfinite(x) for x in w):
         raise PunctError("not a weights file: it needs a 'weights' list of positive numbers", path)
     return data
 

@@ -231,8 +231,9 @@ def test_restore_reads_the_recipes_weights_file(two_models, tiny_data, tmp_path,
     assert restore("--weights-from", str(stats)) == by_file
     weights.write_text(json.dumps({"weights": [1.0]}))
     assert restore("--weights-from", str(weights)) == (1, f"error: {weights}: 1 weights for 2 models (one per --model)")
-    weights.write_text(json.dumps({"weights": [1, -1]}))
-    assert restore("--weights-from", str(weights)) == (
-        1, f"error: {weights}: not a weights file: it needs a 'weights' list of positive numbers")
+    for bad in ([1, -1], [1, float("inf")]):
+        weights.write_text(json.dumps({"weights": bad}))
+        assert restore("--weights-from", str(weights)) == (
+            1, f"error: {weights}: not a weights file: it needs a 'weights' list of positive numbers")
     assert restore("--weights-from", str(weights), "--weights", "1", "1") == (
         1, "error: give --weights or --weights-from, not both")
