@@ -27,10 +27,14 @@ def test_two_ranks_match_one_process(tiny_data, tmp_path):
     train(load_config(ROOT / "conf" / "tbrnn.yaml", TrainConfig, ARGS), tr, dev, one)
     two = tmp_path / "two"
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-                        "-m", "punct.bin.train", "--config", str(ROOT / "conf" / "tbrnn.yaml"), "--train", str(tr),
-                        "--valid", str(dev), "--exp", str(two), *ARGS],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+    def two_ranks(args, timeout):
+        return subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+                               "-m", "punct.bin.train", "--config", str(ROOT / "conf" / "tbrnn.yaml"), "--train",
+                               str(tr), "--valid", str(dev), "--exp", str(two), *args],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+    r = two_ranks(ARGS, 300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "rank 1 of 2" in r.stderr  # both ranks trained
     a, b = ckpt.load(one / "checkpoint.pt"), ckpt.load(two / "checkpoint.pt")
@@ -48,10 +52,7 @@ def test_two_ranks_match_one_process(tiny_data, tmp_path):
     # forever for the other's gradients and the run would time out)
     (two / "stop").write_text("enough\n")
     args3 = [a if a != "max_epochs=2" else "max_epochs=3" for a in ARGS]
-    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-                        "-m", "punct.bin.train", "--config", str(ROOT / "conf" / "tbrnn.yaml"), "--train", str(tr),
-                        "--valid", str(dev), "--exp", str(two), *args3],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    r = two_ranks(args3, 120)
     assert r.returncode == 0, r.stderr[-3000:]
     assert ckpt.load(two / "checkpoint.pt")["progress"]["epoch"] == 2
     assert '"why": "enough"' in (two / "train_done.json").read_text()
