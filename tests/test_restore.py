@@ -335,7 +335,7 @@ def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
     rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
                            "--weights", "1"])
     err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 1 and err == ["error: --weights: 1 weights for 2 models (one per --model)"]
+    assert rc == 1 and err == ["error: --weights: 1 weights for 2 models (one per model)"]
     rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
                            str(tmp_path / "none.pt")])
     assert rc == 1 and capsys.readouterr().err.strip() == f"error: {tmp_path / 'none.pt'}: model file not found"

@@ -52,8 +52,10 @@ def _main(args: argparse.Namespace) -> int:
     require_inputs(args.model, "model file")
     require_inputs([args.data], "data directory")
     require_inputs([Path(args.data) / "text"])
-    if args.weights is not None and len(args.weights) != len(args.model):
-        raise PunctError(f"--weights: {len(args.weights)} weights for {len(args.model)} models (one per --model)")
+    if args.weights is not None:
+        from punct.engine.decode import ensemble_weights
+
+        ensemble_weights(args.weights, len(args.model), what="--weights")  # count and values, before any model loads
     if len(args.model) > 1 and (args.window or args.batch_size):
         raise PunctError("--window and --batch-size apply to one model; an ensemble's members use their own")
     if args.tune_weights_on is not None:

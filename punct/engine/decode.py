@@ -212,18 +212,23 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
     return out
 
 
-def ensemble_weights(weights: Sequence[float] | None, n: int) -> list[float]:
+def ensemble_weights(weights: Sequence[float] | None, n: int, source: str | Path | None = None,
+                     what: str = "") -> list[float]:
     """The weights of an ``n``-member ensemble, normalised to sum to 1 (default: equal); a
-    PunctError for a count other than ``n`` or a weight that is not a positive number."""
+    PunctError for a count other than ``n`` or a weight that is not a positive number,
+    naming ``source`` (the file the weights came from) and prefixed by ``what`` (the
+    command-line option that gave them), so that a command checks its options with the same
+    rule before it loads any model."""
     import math
 
     if n < 1:
         raise ValueError("an ensemble needs at least one model")
     w = [1.0] * n if weights is None else [float(x) for x in weights]
+    prefix = f"{what}: " if what else ""
     if len(w) != n:
-        raise PunctError(f"{len(w)} weights for {n} models: give one weight per model")
+        raise PunctError(f"{prefix}{len(w)} weights for {n} models (one per model)", source)
     if any(not (x > 0 and math.isfinite(x)) for x in w):
-        raise PunctError(f"ensemble weights must be positive numbers, got {w}")
+        raise PunctError(f"{prefix}ensemble weights must be positive numbers, got {w}", source)
     return [x / sum(w) for x in w]
 
 

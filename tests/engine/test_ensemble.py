@@ -68,7 +68,7 @@ def test_a_model_with_itself_decodes_as_the_model_alone(two_models, tiny_data, t
 
 
 @pytest.mark.parametrize("extra, problem", [
-    (["--weights", "1"], "--weights: 1 weights for 2 models (one per --model)"),
+    (["--weights", "1"], "--weights: 1 weights for 2 models (one per model)"),
     (["--weights", "1", "-2"], "ensemble weights must be positive numbers"),
     (["--weights", "1", "nan"], "ensemble weights must be positive numbers"),
     (["--window", "7"], "--window and --batch-size apply to one model"),
@@ -230,7 +230,7 @@ def test_restore_reads_the_recipes_weights_file(two_models, tiny_data, tmp_path,
     stats.write_text(json.dumps({"weights": [0.5, 0.5], "tuned_weights": {"weights": [0.25, 0.75]}}))
     assert restore("--weights-from", str(stats)) == by_file
     weights.write_text(json.dumps({"weights": [1.0]}))
-    assert restore("--weights-from", str(weights)) == (1, f"error: {weights}: 1 weights for 2 models (one per --model)")
+    assert restore("--weights-from", str(weights)) == (1, f"error: {weights}: 1 weights for 2 models (one per model)")
     for bad in ([1, -1], [1, float("inf")]):
         weights.write_text(json.dumps({"weights": bad}))
         assert restore("--weights-from", str(weights)) == (
