@@ -281,7 +281,63 @@ def render(rows: list[dict[str, Any]]) -> str:
                     pc += ["-"] * ((4 if asr else 0) + 3)
                     out.append("| " + " | ".join(pc) + " |")
         out += ["", "Commands that reproduce each row:", ""] + [f"- {c}" for c in cmds] + [""]
+        out += render_targets(rs)
     return "\n".join(out) + "\n"
+
+
+#: the papers trained on IWSLT's train2012 (2.1M words); rows up to this size count as the same budget
+PAPER_BUDGET_WORDS = 2_200_000
+
+
+def _overall_f1(row: dict[str, Any]) -> float | None:
+    f1 = _class(row["report"], "OVERALL").get("f1")
+    return float(f1) if isinstance(f1, (int, float)) else None
+
+
+def render_targets(rows: list[dict[str, Any]], test_set: str = "test2011", margin: float = 2.0) -> list[str]:
+    """The targets of the papers' models, read off the rows of one corpus: for each model with a
+    published overall F1 (``PUBLISHED``), the best row of that model on ``test_set`` within the
+    papers' training budget (``PAPER_BUDGET_WORDS``), whether it is within ``margin`` points of
+    the paper or above, and the best row on more text; then the best single model and the best
+    system (ensembles included) against the best published number. Empty if no row of the corpus
+    is a published model on ``test_set``."""
+    scored = [r for r in rows if r["set"] == test_set and _overall_f1(r) is not None]
+    if not any(r["train"].get("model") in PUBLISHED for r in scored):
+        return []
+
+    def best(rs: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return max(rs, key=lambda r: (_overall_f1(r), not r.get("carried"))) if rs else None
+
+    def name(r: dict[str, Any]) -> str:
+        return f"`{r['exp']}`{' ' + CARRIED if r.get('carried') else ''} {_overall_f1(r):.1f}"
+
+    out = [f"### Targets on {test_set}", "",
+           "Each paper's model against its published overall F1: met when the best row of that model on the",
+           f"papers' 2.1M-word budget (rows of at most {PAPER_BUDGET_WORDS:,} training words) is within {margin:g}"
+           " points or above.",
+           "Read off the table above; rows still training or stopped early count as they stand.", "",
+           "| paper's model | published F1 | needed | best row, same budget | gap | met | best row, more text |",
+           "|---|---|---|---|---|---|---|"]
+    top_published = 0.0
+    for model, pubs in PUBLISHED.items():
+        for pub in pubs:
+            top_published = max(top_published, pub["f1"])
+            mine = [r for r in scored if r["train"].get("model") == model]
+            small = best([r for r in mine if (r["train"].get("train_words") or 0) <= PAPER_BUDGET_WORDS])
+            large = best([r for r in mine if (r["train"].get("train_words") or 0) > PAPER_BUDGET_WORDS])
+            if small is None:
+                cells = ["not measured", "-", "no"]
+            else:
+                gap = _overall_f1(small) - pub["f1"]
+                cells = [name(small), f"{gap:+.1f}", "yes" if gap >= -margin else "no"]
+            out.append(f"| {pub['system']} | {pub['f1']:.1f} | {pub['f1'] - margin:.1f} | " + " | ".join(cells)
+                       + f" | {name(large) if large else '-'} |")
+    single = best([r for r in scored if r["train"].get("model") != "ensemble"])
+    system = best(scored)
+    out += ["", f"Best published: {top_published:.1f}. Best single punct model: {name(single) if single else '-'}"
+            f"{' (above)' if single and _overall_f1(single) > top_published else ' (below)'}; best punct system:"
+            f" {name(system)}{' (above)' if _overall_f1(system) > top_published else ' (below)'}.", ""]
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:

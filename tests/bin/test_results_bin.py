@@ -159,7 +159,8 @@ def test_published_row_follows_the_first_row_of_its_model(tmp_path):
         (d / "decode_test2011" / "scoring").mkdir(parents=True)
         (d / "decode_test2011" / "scoring" / "report.json").write_text(json.dumps(_report(50, 60, 10, 55.0)))
         (d / "config.yaml").write_text("model: tbrnn\n")
-    lines = [x for x in results.render(results.collect(exp)).splitlines() if x.startswith("| ")]
+    table = results.render(results.collect(exp)).split("### Targets")[0]  # the corpus table only
+    lines = [x for x in table.splitlines() if x.startswith("| ")]
     assert lines[1].startswith("| tbrnn_2m [1] |") and lines[3].startswith("| tbrnn_all [2] |")
     assert lines[2].startswith("| T-BRNN (Tilk and Alumäe 2016, Table 2) | test2011 | 2.1M | 64.4 | 45.2 | 53.1 | "
                                "72.3 | 71.5 | 71.9 | 67.5 | 58.7 | 62.8 | 68.9 | 58.1 | 63.1 | 51.3 | - |")
@@ -357,3 +358,33 @@ def test_ensemble_row_sums_its_members_training(tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == "2000" and cells[-3] == "ensemble of a + b" and cells[-2] == "1.50"
     assert "still training" not in row
+
+
+def test_targets_compare_each_papers_model_on_its_budget(tmp_path):
+    """The targets table takes each paper's model's best row within the papers' 2.1M-word budget
+    (a run on more text is listed apart), says whether it is within 2 points, names the models
+    without a row, and compares the best single model and the best system (ensembles count)
+    with the best published number."""
+    exp = tmp_path / "exp"
+    for name, model, words, f1 in (("tbrnn_2m", "tbrnn", 2_100_000, 61.5), ("tbrnn_2m_b", "tbrnn", 2_100_000, 60.0),
+                                   ("tbrnn_all", "tbrnn", 4_800_000, 64.2), ("drnn_2m", "drnn_lwma", 2_100_000, 58.6),
+                                   ("tfm", "transformer_tagger", 2_100_000, 64.7)):
+        d = _scored(exp, "iwslt2011", name, "test2011", _report(50, 60, 10, f1))
+        (d / "config.yaml").write_text(f"model: {model}\n")
+        (d / "train_data.json").write_text(json.dumps({"words": words}))
+    e = _scored(exp, "iwslt2011", "ens", "test2011", _report(50, 60, 10, 69.0))
+    (e / "members").write_text(f"{exp}/iwslt2011/tfm/best.pt\n{exp}/iwslt2011/tbrnn_all/best.pt\n")
+    text = results.render(results.collect(exp))
+    targets = text.split("### Targets on test2011")[1]
+    row = {c[0]: c for c in ([x.strip() for x in line.strip("|").split("|")]
+                             for line in targets.splitlines() if line.startswith("| "))}
+    assert row["T-BRNN (Tilk and Alumäe 2016, Table 2)"][1:] == ["63.1", "61.1", "`tbrnn_2m` 61.5", "-1.6", "yes",
+                                                                 "`tbrnn_all` 64.2"]
+    assert row["DRNN-LWMA (Kim 2019)"][3:6] == ["`drnn_2m` 58.6", "-8.6", "no"]
+    assert row["DRNN-LWMA-pre (Kim 2019)"][3:6] == ["not measured", "-", "no"]
+    assert "Best single punct model: `tfm` 64.7 (below); best punct system: `ens` 69.0 (above)." in targets
+    # a corpus without the papers' models has no targets section
+    other = tmp_path / "other"
+    d = _scored(other, "earnings", "x", "e21", _report(50, 60, 10, 55.0))
+    (d / "config.yaml").write_text("model: tbrnn\n")
+    assert "### Targets" not in results.render(results.collect(other))
