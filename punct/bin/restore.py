@@ -63,14 +63,14 @@ def _main(args: argparse.Namespace) -> int:
         if args.weights is not None:
             raise PunctError("give --weights or --weights-from, not both")
         require_inputs([args.weights_from], "weights file")
-        from punct.engine.decode import ensemble_weights, read_weights_file
+        from punct.engine.decode import read_weights_file
 
         args.weights = [float(x) for x in read_weights_file(args.weights_from)["weights"]]
-        ensemble_weights(args.weights, n_models, source=args.weights_from)
-    elif args.weights is not None:
+    if args.weights is not None:  # count and values, before any model loads
         from punct.engine.decode import ensemble_weights
 
-        ensemble_weights(args.weights, n_models, what="--weights")  # count and values, before any model loads
+        ensemble_weights(args.weights, n_models, source=args.weights_from,
+                         what="" if args.weights_from else "--weights")
     from punct.restore import output_format, resolve_model, restore_file
 
     output_format(args.output, args.output_format)  # fail on a bad output name before loading anything
