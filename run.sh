@@ -78,7 +78,8 @@ trainer=(python -m punct.bin.train)
 data=$data_root/$corpus
 exp=$exp_root/$corpus
 # Corpus settings: train_sets, valid_set, test_sets, experiments (name|config|train set|overrides;
-# an ensemble of trained experiments is name|ensemble|EXP1+EXP2+...|[weights=W1,W2,...|weights=tune]),
+# an ensemble of trained experiments is name|ensemble|EXP1+EXP2+...|[weights=W1,W2,...|weights=tune]
+# [bias=C,P,Q|bias=tune] (options space-separated; one member with a bias is a model with a tuned decision)),
 # has_audio, and the function prepare_data CORPUS_DIR OUT_DIR FORCE.
 has_audio=false
 hyp_sets=""
@@ -224,14 +225,21 @@ if run_stage 8; then
       mapfile -t model_files <<< "$members"
       model_args=() tuning_files=()
       for f in "${model_files[@]}"; do model_args+=(--model "$f"); done
-      case $overrides in
-        "") ;;
-        # the best grid weights on the dev set, tuned once for all test sets (again when a member changes)
-        weights=tune) model_args+=(--tune-weights-on "$data/$valid_set" --tuned-weights "$dir/tuned_weights.json")
-                      tuning_files=("$data/$valid_set/text" "$data/$valid_set/labels") ;;
-        weights=*) w=${overrides#weights=}; model_args+=(--weights ${w//,/ }) ;;
-        *) die "ensemble $name: unknown option '$overrides' (only weights=W1,W2,... or weights=tune)" ;;
-      esac
+      for opt in $overrides; do
+        case $opt in
+          # the best grid weights (and decision bias) on the dev set, tuned once for all test sets
+          # and kept in tuned_weights.json (tuned again when a member changes)
+          weights=tune) model_args+=(--tune-weights-on "$data/$valid_set") ;;
+          bias=tune) model_args+=(--tune-bias-on "$data/$valid_set") ;;
+          weights=*) w=${opt#weights=}; model_args+=(--weights ${w//,/ }) ;;
+          bias=*) b=${opt#bias=}; model_args+=(--bias ${b//,/ }) ;;
+          *) die "ensemble $name: unknown option '$opt' (weights=W1,W2,... or weights=tune; bias=COMMA,PERIOD,QUESTION or bias=tune)" ;;
+        esac
+      done
+      if [[ " $overrides " == *=tune\ * ]]; then
+        model_args+=(--tuned-weights "$dir/tuned_weights.json")
+        tuning_files=("$data/$valid_set/text" "$data/$valid_set/labels")
+      fi
     else
       [ -f "$dir/best.pt" ] || die "stage 8: $dir/best.pt not found (run stage 6 first)"
       model_files=("$dir/best.pt") tuning_files=()

@@ -355,18 +355,21 @@ def end_turns(streams: list[list[Word]]) -> None:
 class EnsembleRestorer:
     """Several models restoring together: each runs as its ``Restorer`` would alone (its own
     tokens, window and pause features), and each word takes the label of the weighted mean of
-    the models' posteriors for it (as ``punct.bin.decode`` with several ``--model``)."""
+    the models' posteriors for it (as ``punct.bin.decode`` with several ``--model``), shifted
+    by ``bias`` (``punct.engine.decode.class_bias``). One member with a bias is a model whose
+    decision is moved towards or away from the marks."""
 
-    def __init__(self, members: Sequence[Restorer], weights: Sequence[float] | None = None):
-        from punct.engine.decode import ensemble_weights
+    def __init__(self, members: Sequence[Restorer], weights: Sequence[float] | None = None, bias=None):
+        from punct.engine.decode import class_bias, ensemble_weights
 
         self.weights = ensemble_weights(weights, len(members))
+        self.bias = class_bias(bias)
         self.members = list(members)
 
     @classmethod
     def load(cls, model_paths: Sequence[str | Path], weights: Sequence[float] | None = None,
-             window: int | None = None, batch_size: int | None = None) -> "EnsembleRestorer":
-        return cls([Restorer.load(p, window=window, batch_size=batch_size) for p in model_paths], weights)
+             window: int | None = None, batch_size: int | None = None, bias=None) -> "EnsembleRestorer":
+        return cls([Restorer.load(p, window=window, batch_size=batch_size) for p in model_paths], weights, bias)
 
     def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
                 copy: bool = True) -> list[Utterance]:
@@ -376,9 +379,11 @@ class EnsembleRestorer:
         for r, wt in zip(self.members, self.weights):
             for k, p in r.word_posteriors(streams, out, progress).items():
                 total[k] = total[k] + wt * p if k in total else wt * p
+        from punct.engine.decode import biased_labels
+
         for s in streams:
             for w in s:
-                w.label = LABELS[int(total[id(w)].argmax())]
+                w.label = LABELS[int(biased_labels(total[id(w)][None], self.bias)[0])]
         if speaker_breaks:
             end_turns(streams)
         return out
@@ -487,16 +492,18 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
                  model: str | Path | Sequence[str | Path] | None = None,
                  input_format: str | None = None, output_format_name: str | None = None, speaker_breaks: bool = False,
                  window: int | None = None, batch_size: int | None = None, segments: str | Path | None = None,
-                 stdout: TextIO | None = None, weights: Sequence[float] | None = None) -> list[Utterance]:
+                 stdout: TextIO | None = None, weights: Sequence[float] | None = None,
+                 bias=None) -> list[Utterance]:
     """Read ``input_path``, punctuate it with ``model`` (default model when None; a list of
-    several model files restores with their ensemble, ``weights`` for its mean), write
-    ``output`` (stdout when None); returns the punctuated utterances."""
+    several model files restores with their ensemble, ``weights`` for its mean), with the
+    decision ``bias`` if given, write ``output`` (stdout when None); returns the punctuated
+    utterances."""
     fmt_out = output_format(output, output_format_name)
     paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
     utts = read_input(input_path, input_format, segments=segments)
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
-    if len(paths) > 1 or weights is not None:
-        restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size)
+    if len(paths) > 1 or weights is not None or bias is not None:
+        restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size, bias=bias)
     else:
         restorer = Restorer.load(paths[0], window=window, batch_size=batch_size)
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False)

@@ -101,8 +101,11 @@ def test_quick_recipe_end_to_end(tmp_path):
     stats = json.loads((exp / "tbrnn_tlstm" / "decode_test2011" / "decode_stats.json").read_text())
     assert stats["members"] == [str(exp / "tbrnn" / "best.pt"), str(exp / "tlstm" / "best.pt")]
     assert stats["tuned_weights"]["on"].endswith("dev2012") and stats["weights"] == stats["tuned_weights"]["weights"]
-    # tuned once for every test set, kept for punct restore --weights-from
-    assert json.loads((exp / "tbrnn_tlstm" / "tuned_weights.json").read_text())["weights"] == stats["weights"]
+    # tuned once for every test set, kept for punct restore --weights-from; the bias after the weights
+    tuned = json.loads((exp / "tbrnn_tlstm" / "tuned_weights.json").read_text())
+    assert tuned["weights"] == stats["weights"] and set(tuned["bias"]) == {"COMMA", "PERIOD", "QUESTION"}
+    assert tuned["f1"] >= tuned["f1_without_bias"]
+    assert stats.get("bias") == (tuned["bias"] if any(tuned["bias"].values()) else None)
     assert (exp / "tbrnn_tlstm" / "decode_test2011" / "scoring" / "report.json").is_file()
     assert "| tbrnn_tlstm [" in results
     data = tmp_path / "data" / "quick"

@@ -3,6 +3,9 @@
     python -m punct.bin.decode --model exp/tbrnn/best.pt --data data/X/test2011 \
         --out exp/tbrnn/decode_test2011
 With --model given several times the models decode as an ensemble (mean posteriors).
+--bias (or --tune-bias-on a labelled dev set) shifts the decision towards or away from
+each mark: a word takes the argmax of log posterior + bias, which trades a mark's
+precision for its recall (cross-entropy training leaves the marks under-predicted for F1).
 Writes <out>/{text,labels,utt2spk,spk2utt,text.punct}, decode_stats.json (words/s,
 read by punct.bin.results) and, when the data
 directory has `labels` and punct.score is available, <out>/scoring/.
@@ -23,6 +26,9 @@ from punct.errors import PunctError
 
 log = logging.getLogger("punct.bin.decode")
 
+#: grid of --tune-bias-on: multiples of BIAS_STEP in [-BIAS_LIMIT, BIAS_LIMIT] per mark
+BIAS_STEP, BIAS_LIMIT = 0.1, 2.0
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="punct.bin.decode", description=__doc__.splitlines()[0])
@@ -35,9 +41,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with several --model: choose the weights with the best overall F1 on this labelled data "
                         "directory (a grid in steps of --weight-step), then decode --data with them")
     p.add_argument("--weight-step", type=float, default=0.1, help="grid step of --tune-weights-on (default 0.1)")
+    p.add_argument("--bias", type=float, nargs=3, default=None, metavar=("COMMA", "PERIOD", "QUESTION"),
+                   help="decision bias: a number per mark added to its log posterior before the argmax "
+                        "(positive: more of that mark; default 0 0 0)")
+    p.add_argument("--tune-bias-on", default=None, metavar="DEV_DIR",
+                   help="choose the bias with the best overall F1 on this labelled data directory (steps of "
+                        f"{BIAS_STEP} in [-{BIAS_LIMIT}, {BIAS_LIMIT}]), after the weights, then decode --data with it")
     p.add_argument("--tuned-weights", default=None, metavar="FILE",
-                   help="with --tune-weights-on: keep the tuned weights in FILE (JSON) and reuse them while the "
-                        "models, the tuning set and the step are unchanged; punct restore --weights-from reads it")
+                   help="with --tune-weights-on / --tune-bias-on: keep what was tuned in FILE (JSON) and reuse it "
+                        "while the models, the tuning set and the settings are unchanged; punct restore "
+                        "--weights-from reads it")
     p.add_argument("--data", required=True, help="data directory to punctuate (text; labels optional)")
     p.add_argument("--out", required=True, help="output directory (replaced atomically)")
     p.add_argument("--window", type=int, default=None, help="words per decoding window (default: training slice length)")
@@ -58,49 +71,40 @@ def _main(args: argparse.Namespace) -> int:
         ensemble_weights(args.weights, len(args.model), what="--weights")  # count and values, before any model loads
     if len(args.model) > 1 and (args.window or args.batch_size):
         raise PunctError("--window and --batch-size apply to one model; an ensemble's members use their own")
+    if args.bias is not None:
+        from punct.engine.decode import class_bias
+
+        class_bias(args.bias, what="--bias")
     if args.tune_weights_on is not None:
         if len(args.model) < 2 or args.weights is not None:
             raise PunctError("--tune-weights-on needs two or more --model and no --weights")
-        require_inputs([Path(args.tune_weights_on) / "labels"], "labels of the tuning set")
+    if args.tune_bias_on is not None and args.bias is not None:
+        raise PunctError("give --bias or --tune-bias-on, not both")
+    dev = args.tune_weights_on or args.tune_bias_on
+    if args.tune_weights_on and args.tune_bias_on and Path(args.tune_weights_on) != Path(args.tune_bias_on):
+        raise PunctError("--tune-weights-on and --tune-bias-on must name the same data directory")
+    if dev is not None:
+        require_inputs([Path(dev) / "labels"], "labels of the tuning set")
         if args.tuned_weights is not None and not Path(args.tuned_weights).resolve().parent.is_dir():
             raise PunctError("directory of --tuned-weights not found", Path(args.tuned_weights).parent)
     elif args.tuned_weights is not None:
-        raise PunctError("--tuned-weights goes with --tune-weights-on")
+        raise PunctError("--tuned-weights goes with --tune-weights-on or --tune-bias-on")
     from punct.datadir import load_utterances
     from punct.engine.decode import decode, decode_ensemble, write_decode
     from punct.fsutil import atomic_dir
 
     stats: dict = {}
     tuned = None
-    if args.tune_weights_on is not None:
-        from punct.engine.decode import (load_tuned_weights, save_tuned_weights, tune_ensemble_weights,
-                                         tuning_key, weight_grid)
-
-        weight_grid(len(args.model), args.weight_step)  # a bad step fails before any decoding
-        if args.threads:
-            import torch
-
-            torch.set_num_threads(args.threads)
-        key = tuning_key(args.model, args.tune_weights_on, args.weight_step)
-        if args.tuned_weights is not None:
-            tuned = load_tuned_weights(args.tuned_weights, key)
-            if tuned is not None:
-                tuned = {k: v for k, v in tuned.items() if k != "key"}
-                log.info("ensemble weights %s: tuned on %s before (overall F1 %s), read from %s",
-                         " ".join(f"{x:.3g}" for x in tuned["weights"]), args.tune_weights_on, tuned.get("f1"),
-                         args.tuned_weights)
-        if tuned is None:
-            weights, f1, rows = tune_ensemble_weights(args.model, args.tune_weights_on, args.weight_step)
-            tuned = {"on": str(args.tune_weights_on), "step": args.weight_step, "weights": weights,
-                     "f1": round(f1, 3), "equal_weights_f1": rows[0]["f1"], "grid": rows}
-            if args.tuned_weights is not None:
-                save_tuned_weights(args.tuned_weights, key, tuned)
+    if dev is not None:
+        tuned = _tuned(args, dev)
         args.weights = tuned["weights"]
-    if len(args.model) == 1 and args.weights is None:
+        args.bias = tuned.get("bias", args.bias)
+    if len(args.model) == 1 and args.weights is None and args.bias is None:
         hyp = decode(args.model[0], args.data, window=args.window, batch_size=args.batch_size, threads=args.threads,
                      stats=stats)
     else:
-        hyp = decode_ensemble(args.model, args.data, weights=args.weights, threads=args.threads, stats=stats)
+        hyp = decode_ensemble(args.model, args.data, weights=args.weights, threads=args.threads, stats=stats,
+                              bias=args.bias)
     if tuned is not None:
         stats["tuned_weights"] = tuned
     score_labels = None
@@ -123,6 +127,53 @@ def _main(args: argparse.Namespace) -> int:
             log.info("scores of %s:\n%s", args.data, report.format_table())
     log.info("wrote %s", args.out)
     return 0
+
+
+def _tuned(args: argparse.Namespace, dev: str) -> dict:
+    """What --tune-weights-on / --tune-bias-on choose on ``dev``: {"on", "weights", "f1", ...,
+    and "bias" when tuned}, read from --tuned-weights when it was tuned there for the same
+    models, set and settings, else tuned now (each model decodes ``dev`` once) and kept there."""
+    from punct.engine.decode import (bias_text, ensemble_weights, load_tuned_weights, save_tuned_weights,
+                                     tune_class_bias, tune_ensemble_weights, tuning_key, tuning_posteriors,
+                                     weight_grid)
+    from punct.labels import MARK_LABELS
+
+    if args.tune_weights_on is not None:
+        weight_grid(len(args.model), args.weight_step)  # a bad step fails before any decoding
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    key = tuning_key(args.model, dev, args.weight_step)
+    if args.tune_bias_on is not None:  # a key without these is one of weights alone, as before there was a bias
+        key["bias"] = {"step": BIAS_STEP, "limit": BIAS_LIMIT}
+        if args.tune_weights_on is None:
+            key["weights"] = ensemble_weights(args.weights, len(args.model))
+    if args.tuned_weights is not None:
+        tuned = load_tuned_weights(args.tuned_weights, key)
+        if tuned is not None:
+            tuned = {k: v for k, v in tuned.items() if k != "key"}
+            log.info("weights %s%s: tuned on %s before (overall F1 %s), read from %s",
+                     " ".join(f"{x:.3g}" for x in tuned["weights"]),
+                     f", bias {bias_text(tuned['bias'].values())}" if "bias" in tuned else "", dev, tuned.get("f1"),
+                     args.tuned_weights)
+            return tuned
+    tuning = tuning_posteriors(args.model, dev)
+    if args.tune_weights_on is not None:
+        weights, f1, rows = tune_ensemble_weights(args.model, dev, args.weight_step, tuning=tuning)
+        tuned = {"on": str(dev), "step": args.weight_step, "weights": weights, "f1": round(f1, 3),
+                 "equal_weights_f1": rows[0]["f1"], "grid": rows}
+    else:
+        tuned = {"on": str(dev), "weights": ensemble_weights(args.weights, len(args.model))}
+    if args.tune_bias_on is not None:
+        ref, probs = tuning
+        mean = sum(w * p for w, p in zip(tuned["weights"], probs))
+        bias, f1, base = tune_class_bias(mean, ref, step=BIAS_STEP, limit=BIAS_LIMIT)
+        log.info("bias tuned on %s: %s, overall F1 %.2f (without bias: %.2f)", dev, bias_text(bias), f1, base)
+        tuned.update(bias=dict(zip(MARK_LABELS, bias)), f1=round(f1, 3), f1_without_bias=round(base, 3))
+    if args.tuned_weights is not None:
+        save_tuned_weights(args.tuned_weights, key, tuned)
+    return tuned
 
 
 def main(argv: list[str] | None = None) -> int:

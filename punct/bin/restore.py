@@ -34,8 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", type=float, nargs="+", default=None,
                    help="with several --model: one positive weight per model for the mean (default: equal)")
     p.add_argument("--weights-from", default=None, metavar="FILE",
-                   help="with several --model: the weights in FILE, as tuned by the recipe (exp/.../tuned_weights.json, "
-                        "or an ensemble's decode_stats.json); the models in the same order")
+                   help="the weights (and the bias, if tuned) in FILE, as tuned by the recipe "
+                        "(exp/.../tuned_weights.json, or an ensemble's decode_stats.json); the models in the same order")
+    p.add_argument("--bias", type=float, nargs=3, default=None, metavar=("COMMA", "PERIOD", "QUESTION"),
+                   help="decision bias: a number per mark added to its log posterior before the argmax "
+                        "(positive: more of that mark; default 0 0 0, or the bias of --weights-from)")
     p.add_argument("--input-format", default=None, help="format of INPUT (default: by extension or content)")
     p.add_argument("--output-format", default=None, choices=_OUTPUT_FORMATS,
                    help="format of the output (default: by the extension of -o, text on stdout)")
@@ -65,12 +68,19 @@ def _main(args: argparse.Namespace) -> int:
         require_inputs([args.weights_from], "weights file")
         from punct.engine.decode import read_weights_file
 
-        args.weights = [float(x) for x in read_weights_file(args.weights_from)["weights"]]
+        tuned = read_weights_file(args.weights_from)
+        args.weights = [float(x) for x in tuned["weights"]]
+        if args.bias is None and "bias" in tuned:
+            args.bias = tuned["bias"]
     if args.weights is not None:  # count and values, before any model loads
         from punct.engine.decode import ensemble_weights
 
         ensemble_weights(args.weights, n_models, source=args.weights_from,
                          what="" if args.weights_from else "--weights")
+    if args.bias is not None:
+        from punct.engine.decode import class_bias
+
+        class_bias(args.bias, what="--bias")
     from punct.restore import output_format, resolve_model, restore_file
 
     output_format(args.output, args.output_format)  # fail on a bad output name before loading anything
@@ -82,7 +92,7 @@ def _main(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     restore_file(args.input, args.output, model=args.model, input_format=args.input_format,
                  output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
-                 batch_size=args.batch_size, segments=args.segments, weights=args.weights)
+                 batch_size=args.batch_size, segments=args.segments, weights=args.weights, bias=args.bias)
     return 0
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from punct.bin.common import add_common, run
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
-from punct.labels import MARK_LABELS
+from punct.labels import MARK_LABELS, mark_of
 
 #: the repository: recipes/<corpus>/results_notes.md is printed under its corpus table
 ROOT = Path(__file__).resolve().parents[2]
@@ -253,9 +253,12 @@ def render(rows: list[dict[str, Any]]) -> str:
                 t = rep.get("transfer") or {}
                 cells += [_fmt(rep.get("wer")), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
             epochs = _fmt(tr.get("epochs"), 0)
-            if tr.get("members"):
-                epochs = "ensemble of " + " + ".join(tr["members"])
             notes = []
+            if tr.get("members"):  # one member: that model with its own decision bias
+                epochs = " + ".join(tr["members"]) if len(tr["members"]) == 1 else "ensemble of " + " + ".join(tr["members"])
+                bias = r["decode"].get("bias")
+                if isinstance(bias, dict):
+                    notes.append("bias " + " ".join(f"{mark_of(k)} {v:+.1f}" for k, v in bias.items() if k in MARK_LABELS))
             decoded = r["decode"].get("model_epoch")
             if decoded and tr.get("epochs", 0) > 1:
                 notes.append(f"model of epoch {decoded}")  # the checkpoint this row was decoded with

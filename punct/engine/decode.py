@@ -30,7 +30,7 @@ from typing import Sequence
 import torch
 
 from punct.errors import PunctError
-from punct.labels import LABELS, SENTENCE_END, label_id, mark_of
+from punct.labels import LABELS, MARK_LABELS, SENTENCE_END, label_id, mark_of
 from punct.words import Utterance, Word
 
 log = logging.getLogger(__name__)
@@ -232,18 +232,97 @@ def ensemble_weights(weights: Sequence[float] | None, n: int, source: str | Path
     return [x / sum(w) for x in w]
 
 
+def class_bias(bias, source: str | Path | None = None, what: str = ""):
+    """The decision bias as a float64 array over LABELS (0 for O), from one number per mark
+    (a sequence in MARK_LABELS order or a {mark: number} mapping; None: no bias, all 0), or
+    a PunctError naming ``source`` and prefixed by ``what``. The label of a word is the
+    argmax of log posterior + bias (``biased_labels``): a positive bias asks for more of
+    a mark, trading its precision for recall."""
+    import math
+
+    import numpy as np
+
+    prefix = f"{what}: " if what else ""
+    if bias is None:
+        return np.zeros(len(LABELS))
+    if isinstance(bias, dict):
+        unknown = sorted(set(bias) - set(MARK_LABELS))
+        if unknown:
+            raise PunctError(f"{prefix}unknown mark(s) {unknown} in the bias (marks: {', '.join(MARK_LABELS)})",
+                             source)
+        values = [bias.get(m, 0.0) for m in MARK_LABELS]
+    else:
+        values = list(bias)
+        if len(values) != len(MARK_LABELS):
+            raise PunctError(f"{prefix}{len(values)} bias values for {len(MARK_LABELS)} marks (one each for "
+                             f"{', '.join(MARK_LABELS)})", source)
+    if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) for x in values):
+        raise PunctError(f"{prefix}bias values must be finite numbers, got {values}", source)
+    return np.array([0.0] + [float(x) for x in values])
+
+
+def biased_labels(probs, bias=None):
+    """Label ids of posteriors ``probs`` [n, len(LABELS)]: the argmax of log posterior plus
+    ``bias`` (``class_bias``); with no bias (or all zeros), the plain argmax."""
+    import numpy as np
+
+    probs = np.asarray(probs, dtype=np.float64)
+    b = class_bias(None) if bias is None else np.asarray(bias, dtype=np.float64)
+    if not b.any():
+        return probs.argmax(-1)
+    return (np.log(np.maximum(probs, 1e-30)) + b).argmax(-1)
+
+
+def tune_class_bias(probs, ref_ids, step: float = 0.1, limit: float = 2.0, rounds: int = 3
+                    ) -> tuple[list[float], float, float]:
+    """The bias (one number per mark, MARK_LABELS order, each a multiple of ``step`` in
+    [-limit, limit]) with the best overall F1 of ``biased_labels(probs)`` against
+    ``ref_ids``, by coordinate ascent from no bias (``rounds`` sweeps over the marks; a
+    change must raise F1, so no bias wins ties). Returns (bias, its F1, F1 without bias)."""
+    import numpy as np
+
+    if step <= 0 or limit < 0:
+        raise ValueError("tune_class_bias needs step > 0 and limit >= 0")
+    logp = np.log(np.maximum(np.asarray(probs, dtype=np.float64), 1e-30))
+    ref = np.asarray(ref_ids)
+    grid = [k * step for k in range(-round(limit / step), round(limit / step) + 1)]
+    b = np.zeros(len(LABELS))
+    base = best = overall_f1(ref, logp.argmax(-1))
+    for _ in range(rounds):
+        moved = False
+        for k in range(1, len(LABELS)):
+            for g in grid:
+                c = b.copy()
+                c[k] = g
+                f1 = overall_f1(ref, (logp + c).argmax(-1))
+                if f1 > best + 1e-9:
+                    best, b, moved = f1, c, True
+        if not moved:
+            break
+    return [round(float(x), 6) for x in b[1:]], best, base
+
+
+def bias_text(bias) -> str:
+    """``COMMA +0.4 PERIOD +0.8 QUESTION +0.3`` for a bias over LABELS or MARK_LABELS."""
+    values = list(bias)[-len(MARK_LABELS):]
+    return " ".join(f"{m} {x:+.2g}" for m, x in zip(MARK_LABELS, values))
+
+
 def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, weights: Sequence[float] | None = None,
-                    threads: int | None = None, stats: dict | None = None) -> list[Utterance]:
+                    threads: int | None = None, stats: dict | None = None, bias=None) -> list[Utterance]:
     """Punctuate ``data_dir`` with several models: each decodes the words as ``decode`` does
     (its own window, batch size and features), and every word takes the label of the
     weighted mean of the models' posteriors (``weights``: one positive number per model,
-    default equal). ``stats`` as for ``decode``, with ``members`` and ``weights``."""
+    default equal), shifted by ``bias`` (``class_bias``; None: the plain argmax). One model
+    decodes so as well: its own labels, or with a bias. ``stats`` as for ``decode``, with
+    ``members``, ``weights`` and ``bias``."""
     import numpy as np
 
     from punct.datadir import load_utterances
 
     paths = [str(p) for p in model_paths]
     w = ensemble_weights(weights, len(paths))
+    b = class_bias(bias)
     if threads:
         torch.set_num_threads(threads)
     utts = load_utterances(data_dir, require_labels=False)
@@ -267,9 +346,12 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
         stats.update(words=n_words, seconds=round(dt, 3), words_per_s=round(n_words / max(dt, 1e-9), 1),
                      model="ensemble", members=paths, weights=[round(x, 6) for x in w], member_epochs=epochs,
                      threads=torch.get_num_threads())
+        if b.any():
+            stats["bias"] = dict(zip(MARK_LABELS, (round(float(x), 6) for x in b[1:])))
     out = []
     for u, p in zip(utts, total or []):
-        words = [Word(text=x.text, label=LABELS[i], start=x.start, end=x.end) for x, i in zip(u.words, p.argmax(-1))]
+        words = [Word(text=x.text, label=LABELS[i], start=x.start, end=x.end)
+                 for x, i in zip(u.words, biased_labels(p, b))]
         out.append(Utterance(id=u.id, words=words, speaker=u.speaker))
     return out
 
@@ -300,11 +382,10 @@ def weight_grid(n: int, step: float) -> list[tuple[float, ...]]:
     return [tuple(c / k for c in combo) for combo in itertools.product(range(1, k + 1), repeat=n) if sum(combo) == k]
 
 
-def tune_ensemble_weights(model_paths: Sequence[str | Path], dev_dir: str | Path, step: float = 0.1
-                          ) -> tuple[list[float], float, list[dict]]:
-    """The weights of ``model_paths``' ensemble with the best overall F1 on ``dev_dir`` (which
-    must have labels), over ``weight_grid``; returns (weights, their F1, one row per weighting).
-    Equal weights are tried as well, and win ties."""
+def tuning_posteriors(model_paths: Sequence[str | Path], dev_dir: str | Path):
+    """(reference label ids, [float64 posteriors [n_words, len(LABELS)] per model]) of the
+    labelled data directory ``dev_dir``, every model decoding it as ``decode`` does: what
+    ``tune_ensemble_weights`` and ``tune_class_bias`` choose from."""
     import numpy as np
 
     from punct.datadir import load_utterances
@@ -313,7 +394,18 @@ def tune_ensemble_weights(model_paths: Sequence[str | Path], dev_dir: str | Path
         raise PunctError("the tuning set needs reference labels", Path(dev_dir) / "labels")
     utts = load_utterances(dev_dir)
     ref = np.array([label_id(lab) for u in utts for lab in u.labels])
-    probs = [np.concatenate(posteriors(p, dev_dir, utts)[1]).astype(np.float64) for p in model_paths]
+    return ref, [np.concatenate(posteriors(p, dev_dir, utts)[1]).astype(np.float64) for p in model_paths]
+
+
+def tune_ensemble_weights(model_paths: Sequence[str | Path], dev_dir: str | Path, step: float = 0.1,
+                          tuning: tuple | None = None) -> tuple[list[float], float, list[dict]]:
+    """The weights of ``model_paths``' ensemble with the best overall F1 on ``dev_dir`` (which
+    must have labels), over ``weight_grid``; returns (weights, their F1, one row per weighting).
+    Equal weights are tried as well, and win ties. ``tuning``: ``tuning_posteriors`` of the
+    same models and set, if already computed."""
+    import numpy as np
+
+    ref, probs = tuning if tuning is not None else tuning_posteriors(model_paths, dev_dir)
     n = len(probs)
     equal = tuple([1.0 / n] * n)
     rows, best, best_f1 = [], equal, -1.0
@@ -343,7 +435,8 @@ def tuning_key(model_paths: Sequence[str | Path], dev_dir: str | Path, step: flo
 def read_weights_file(path: str | Path) -> dict:
     """A weights file: the JSON object that ``save_tuned_weights`` writes (or a
     ``decode_stats.json`` of an ensemble decode, whose ``tuned_weights`` holds one); its
-    ``weights`` must be a list of positive numbers."""
+    ``weights`` must be a list of positive numbers, and its ``bias``, if any, a
+    {mark: number} object (``class_bias``)."""
     import json
     import math
 
@@ -358,6 +451,10 @@ def read_weights_file(path: str | Path) -> dict:
     if not isinstance(w, list) or not w or not all(  # as ensemble_weights checks them, with the file named
             isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 and math.isfinite(x) for x in w):
         raise PunctError("not a weights file: it needs a 'weights' list of positive numbers", path)
+    if "bias" in data:
+        if not isinstance(data["bias"], dict):
+            raise PunctError("not a weights file: its 'bias' must map marks to numbers", path)
+        class_bias(data["bias"], source=path)
     return data
 
 

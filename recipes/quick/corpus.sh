@@ -14,9 +14,9 @@ experiments=(
   # (0.0 F1 on test2011, against 30.8 with the mean)
   "tbrnn|conf/tbrnn.yaml|train|max_epochs=${quick_epochs:-3} batch_size=16 loss_reduction=mean"
   # T-LSTM (seconds here), and both as an ensemble: the weighted mean of their posteriors labels
-  # each word, the weights chosen on dev2012
+  # each word, the weights and the decision bias of each mark chosen on dev2012
   "tlstm|conf/tlstm.yaml|train|max_epochs=${quick_epochs:-3} batch_size=16"
-  "tbrnn_tlstm|ensemble|tbrnn+tlstm|weights=tune"
+  "tbrnn_tlstm|ensemble|tbrnn+tlstm|weights=tune bias=tune"
 )
 prepare_data() {
   local corpus_dir=$1 out=$2 force=$3

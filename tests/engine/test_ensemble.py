@@ -1,12 +1,14 @@
 """Decoding with several models at once (punct.bin.decode --model A --model B): the mean of
 their posteriors labels each word."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from punct.datadir import load_utterances
+from punct.errors import PunctError
 from punct.labels import LABELS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -237,3 +239,105 @@ def test_restore_reads_the_recipes_weights_file(two_models, tiny_data, tmp_path,
             1, f"error: {weights}: not a weights file: it needs a 'weights' list of positive numbers")
     assert restore("--weights-from", str(weights), "--weights", "1", "1") == (
         1, "error: give --weights or --weights-from, not both")
+
+
+# -- decision bias (--bias, --tune-bias-on) ------------------------------------------------
+
+
+def test_tuned_bias_recovers_marks_that_the_argmax_misses():
+    from punct.engine.decode import biased_labels, class_bias, overall_f1, tune_class_bias
+
+    # every mark is there but under-predicted: P(mark) 0.4 against P(O) 0.6
+    ref = np.array([0, 1, 0, 2, 0, 3, 0, 0])
+    probs = np.full((len(ref), 4), 0.0)
+    probs[:, 0] = 0.95
+    probs[ref == 0, 1:] = 0.05 / 3
+    for i, r in enumerate(ref):
+        if r:
+            probs[i] = 0.0
+            probs[i, 0], probs[i, r] = 0.6, 0.4
+    assert overall_f1(ref, probs.argmax(-1)) == 0.0
+    bias, f1, base = tune_class_bias(probs, ref, step=0.1, limit=2.0)
+    assert base == 0.0 and f1 == 100.0
+    # each mark's bias lies between the two log-odds it must separate
+    assert all(np.log(0.6 / 0.4) < b < np.log(0.95 / (0.05 / 3)) for b in bias), bias
+    assert list(biased_labels(probs, class_bias(bias))) == list(ref)
+    # a perfect argmax keeps no bias: a change must raise F1
+    onehot = np.eye(4)[ref] * 0.9 + 0.025
+    assert tune_class_bias(onehot, ref) == ([0.0, 0.0, 0.0], 100.0, 100.0)
+    assert list(biased_labels(probs)) == list(probs.argmax(-1))
+
+
+@pytest.mark.parametrize("bias, problem", [
+    ([1.0, 2.0], "2 bias values for 3 marks (one each for COMMA, PERIOD, QUESTION)"),
+    ([1.0, float("nan"), 0.0], "bias values must be finite numbers"),
+    ({"COMMA": 1.0, "EXCLAMATION": 1.0}, "unknown mark(s) ['EXCLAMATION'] in the bias"),
+    ({"COMMA": "high"}, "bias values must be finite numbers"),
+])
+def test_bad_bias_is_an_error_naming_its_source(bias, problem):
+    from punct.engine.decode import class_bias
+
+    with pytest.raises(PunctError, match=re.escape(problem)) as e:
+        class_bias(bias, source="w.json", what="--bias")
+    assert "w.json" in str(e.value) and "--bias: " in str(e.value)
+    assert class_bias({"PERIOD": 0.5}).tolist() == [0.0, 0.0, 0.5, 0.0]
+
+
+def test_bias_tuned_on_a_dev_set_is_kept_and_restore_applies_it(two_models, tiny_data, tmp_path, capsys):
+    from punct.bin import decode
+    from punct.bin import restore as restore_bin
+    from punct.engine.decode import biased_labels, class_bias, posteriors, tune_class_bias
+    from punct.labels import label_id
+
+    tr, dev = tiny_data
+    m = two_models[0]
+    cache = tmp_path / "tuned.json"
+    out = tmp_path / "biased"
+    assert decode.main(["--model", m, "--data", str(dev), "--out", str(out), "--tune-bias-on", str(tr),
+                        "--tuned-weights", str(cache), "--threads", "1"]) == 0
+    tuned = json.loads(cache.read_text())
+    ref = [label_id(lab) for u in load_utterances(tr) for lab in u.labels]
+    want_bias, f1, base = tune_class_bias(np.concatenate(posteriors(m, tr)[1]).astype(np.float64), ref)
+    assert tuned["weights"] == [1.0] and list(tuned["bias"].values()) == want_bias
+    assert tuned["f1"] == round(f1, 3) and tuned["f1_without_bias"] == round(base, 3) and f1 >= base
+    assert tuned["key"]["bias"] == {"step": decode.BIAS_STEP, "limit": decode.BIAS_LIMIT}
+    # the decode of --data is the biased argmax of the model's posteriors on it
+    want = [LABELS[i] for i in biased_labels(np.concatenate(posteriors(m, dev)[1]), class_bias(want_bias))]
+    assert _labels(out) == want
+    # --bias given by hand decodes the same
+    assert decode.main(["--model", m, "--data", str(dev), "--out", str(tmp_path / "by_hand"), "--threads", "1",
+                        "--bias", *map(str, want_bias)]) == 0
+    assert _labels(tmp_path / "by_hand") == want
+    # punct restore --weights-from applies the file's bias to the one model, as --bias does
+    words = load_utterances(dev)[0].texts
+    src = tmp_path / "in.ctm"
+    src.write_text("".join(f"utt 1 {i * 0.5:.2f} 0.40 {w}\n" for i, w in enumerate(words)))
+
+    def restore(*extra):
+        rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.txt"), "--model", m, *extra])
+        return rc, (tmp_path / "o.txt").read_text() if rc == 0 else capsys.readouterr().err.strip()
+
+    by_file = restore("--weights-from", str(cache))
+    assert by_file[0] == 0 and by_file == restore("--bias", *map(str, want_bias))
+    assert restore("--bias", "9", "9", "9") != restore()  # a strong bias puts marks everywhere
+    cache.write_text(json.dumps({"weights": [1.0], "bias": {"COMMA": "x"}}))
+    assert restore("--weights-from", str(cache)) == (
+        1, f"error: {cache}: bias values must be finite numbers, got ['x', 0.0, 0.0]")
+
+
+@pytest.mark.parametrize("extra, problem", [
+    (["--bias", "0", "nan", "0"], "--bias: bias values must be finite numbers"),
+    (["--bias", "0", "0", "0", "--tune-bias-on", "TR"], "give --bias or --tune-bias-on, not both"),
+    (["--tune-bias-on", "TR", "--tune-weights-on", "DEV"], "must name the same data directory"),
+    (["--tune-bias-on", "NOLABELS"], "labels of the tuning set not found"),
+])
+def test_bad_bias_options_are_one_line_errors(two_models, tiny_data, tmp_path, capsys, extra, problem):
+    from punct.bin import decode
+
+    tr, dev = tiny_data
+    extra = [{"TR": str(tr), "DEV": str(dev), "NOLABELS": str(tmp_path)}.get(x, x) for x in extra]
+    rc = decode.main(["--model", two_models[0], "--model", two_models[1], "--data", str(dev), "--out",
+                      str(tmp_path / "o"), *extra])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and problem in err[0], err
+    assert not (tmp_path / "o").exists()
