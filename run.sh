@@ -225,14 +225,19 @@ if run_stage 8; then
       mapfile -t model_files <<< "$members"
       model_args=() tuning_files=()
       for f in "${model_files[@]}"; do model_args+=(--model "$f"); done
+      num='[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)'
       for opt in $overrides; do
         case $opt in
           # the best grid weights (and decision bias) on the dev set, tuned once for all test sets
           # and kept in tuned_weights.json (tuned again when a member changes)
           weights=tune) model_args+=(--tune-weights-on "$data/$valid_set") ;;
           bias=tune) model_args+=(--tune-bias-on "$data/$valid_set") ;;
-          weights=*) w=${opt#weights=}; model_args+=(--weights ${w//,/ }) ;;
-          bias=*) b=${opt#bias=}; model_args+=(--bias ${b//,/ }) ;;
+          weights=*) w=${opt#weights=}
+                     [[ $w =~ ^$num(,$num)*$ ]] || die "ensemble $name: weights=$w is not a list of numbers W1,W2,..."
+                     model_args+=(--weights ${w//,/ }) ;;
+          bias=*) b=${opt#bias=}
+                  [[ $b =~ ^$num,$num,$num$ ]] || die "ensemble $name: bias=$b is not three numbers COMMA,PERIOD,QUESTION"
+                  model_args+=(--bias ${b//,/ }) ;;
           *) die "ensemble $name: unknown option '$opt' (weights=W1,W2,... or weights=tune; bias=COMMA,PERIOD,QUESTION or bias=tune)" ;;
         esac
       done

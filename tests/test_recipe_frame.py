@@ -1,5 +1,6 @@
 """The recipe's shell frame: options, help, errors (no environment set-up needed)."""
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -86,3 +87,60 @@ def test_failed_job_reports_the_commands_own_error_first(repo_root, tmp_path):
     r = subprocess.run(["bash", "-c", f". local/log.sh; fail_with_log {logf} 'training m failed'"], cwd=repo_root,
                        capture_output=True, text=True, timeout=30)
     assert f"ERROR: training m failed (log: {logf})" in r.stderr.splitlines()[0]
+
+
+#: run.sh builds its environment first (local/setup_env.sh): these tests link the clone's own
+needs_venv = pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / ".venv").is_dir(),
+                                reason="needs the recipe's .venv (local/setup_env.sh)")
+
+
+def _fake_recipe(repo_root, tmp_path, experiments):
+    """A recipe folder that links the repository's frame and environment, with corpus
+    'fake' of the given experiment lines and a $decode_cmd that only records its command."""
+    for name in ("run.sh", "local", "path.sh", ".venv", "conf", "punct", "requirements.txt", "pyproject.toml"):
+        (tmp_path / name).symlink_to(repo_root / name)
+    (tmp_path / "cmd.sh").write_text('export train_cmd=false\nexport decode_cmd="./fake_cmd.sh"\n')
+    fake = tmp_path / "fake_cmd.sh"
+    fake.write_text('#!/bin/bash\nshift; echo "$*" >> calls.txt; out=""\n'
+                    'while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done; mkdir -p "$out"\n')
+    fake.chmod(0o755)
+    (tmp_path / "recipes" / "fake").mkdir(parents=True)
+    lines = " ".join(f'"{e}"' for e in experiments)
+    (tmp_path / "recipes" / "fake" / "corpus.sh").write_text(
+        f"train_sets=train\nvalid_set=dev\ntest_sets=test\nexperiments=({lines})\nprepare_data() {{ :; }}\n")
+    (tmp_path / "exp" / "fake" / "a").mkdir(parents=True)
+    (tmp_path / "exp" / "fake" / "a" / "best.pt").write_text("")
+    return subprocess.run(["bash", "run.sh", "--corpus", "fake", "--corpus-dir", ".", "--stage", "8", "--stop-stage", "8"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+
+@needs_venv
+def test_ensemble_options_become_decode_options(repo_root, tmp_path):
+    """name|ensemble|A+B|weights=... bias=...: space-separated options of stage 8's decode;
+    a tuned weight or bias is kept in the experiment's tuned_weights.json."""
+    r = _fake_recipe(repo_root, tmp_path, ["e|ensemble|a|weights=2 bias=0.1,0.2,-0.3", "t|ensemble|a+a|weights=tune bias=tune",
+                                           "b|ensemble|a|bias=tune"])
+    assert r.returncode == 0, r.stderr[-2000:]
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls == [
+        "python -m punct.bin.decode --model exp/fake/a/best.pt --weights 2 --bias 0.1 0.2 -0.3 "
+        "--data data/fake/test --out exp/fake/e/decode_test --no-score --threads 1",
+        "python -m punct.bin.decode --model exp/fake/a/best.pt --model exp/fake/a/best.pt --tune-weights-on data/fake/dev "
+        "--tune-bias-on data/fake/dev --tuned-weights exp/fake/t/tuned_weights.json "
+        "--data data/fake/test --out exp/fake/t/decode_test --no-score --threads 1",
+        "python -m punct.bin.decode --model exp/fake/a/best.pt --tune-bias-on data/fake/dev "
+        "--tuned-weights exp/fake/b/tuned_weights.json --data data/fake/test --out exp/fake/b/decode_test --no-score --threads 1",
+    ]
+
+
+@needs_venv
+@pytest.mark.parametrize("option, message", [
+    ("weights=tune bias=high", "ensemble e: bias=high is not three numbers COMMA,PERIOD,QUESTION"),
+    ("bias=0.1,0.2", "ensemble e: bias=0.1,0.2 is not three numbers"),
+    ("weights=1,x", "ensemble e: weights=1,x is not a list of numbers"),
+    ("weights=tune bias", "ensemble e: unknown option 'bias' (weights=W1,W2,... or weights=tune;"),
+])
+def test_bad_ensemble_option_is_a_one_line_error(repo_root, tmp_path, option, message):
+    r = _fake_recipe(repo_root, tmp_path, [f"e|ensemble|a|{option}"])
+    assert r.returncode != 0 and not (tmp_path / "calls.txt").exists()
+    assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
