@@ -43,4 +43,7 @@ experiments+=(
   "tbrnn_all_s50_b32_f1_bias|ensemble|tbrnn_all_s50_b32_f1|bias=tune"
   "transformer_all_bias|ensemble|transformer_all|bias=tune"
   "ens_all4_tuned_bias|ensemble|transformer_all+tbrnn_all_s50_b32_f1+tbrnn_2m_s50_b32_f1+tbrnn_pre_2m_s50|weights=tune bias=tune"
+  # members chosen on dev2012 (tuned weights and bias, posteriors of the members of 2026-11-24):
+  # the transformer, T-BRNN on all of ted/ and DRNN-LWMA-pre 66.75 dev F1, the four above 66.62
+  "ens_all3_bias|ensemble|transformer_all+tbrnn_all_s50_b32_f1+drnn_lwma_pre_2m_b32_f1_drop2|weights=tune bias=tune"
 )
