@@ -258,7 +258,7 @@ def render(rows: list[dict[str, Any]]) -> str:
                 epochs = " + ".join(tr["members"]) if len(tr["members"]) == 1 else "ensemble of " + " + ".join(tr["members"])
                 bias = r["decode"].get("bias")
                 if isinstance(bias, dict):
-                    notes.append("bias " + " ".join(f"{mark_of(k)} {v:+.1f}" for k, v in bias.items() if k in MARK_LABELS))
+                    notes.append("bias " + " ".join(f"{mark_of(k)} {v:+g}" for k, v in bias.items() if k in MARK_LABELS))
             decoded = r["decode"].get("model_epoch")
             if decoded and tr.get("epochs", 0) > 1:
                 notes.append(f"model of epoch {decoded}")  # the checkpoint this row was decoded with

@@ -358,6 +358,15 @@ def test_ensemble_row_sums_its_members_training(tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == "2000" and cells[-3] == "ensemble of a + b" and cells[-2] == "1.50"
     assert "still training" not in row
+    # one member with a decision bias: that model's name and its bias
+    e1 = _scored(exp, "c", "a_bias", "test", _report(53, 63, 13, 58.0))
+    (e1 / "members").write_text(f"{exp}/c/a/best.pt\n")
+    (e1 / "decode_test" / "decode_stats.json").write_text(json.dumps(
+        {"model": "ensemble", "bias": {"COMMA": 0.4, "PERIOD": 0.8, "QUESTION": -0.25}}))
+    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    row = next(x for x in out.read_text(encoding="utf-8").splitlines() if x.startswith("| a_bias ["))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[-3] == "a (bias , +0.4 . +0.8 ? -0.25)" and cells[-2] == "1.00"
 
 
 def test_targets_compare_each_papers_model_on_its_budget(tmp_path):
