@@ -29,6 +29,8 @@ experiments+=(
   "tbrnn_2m_s50_b32_f1|conf/tbrnn.yaml|train_2m|slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32"
   "tbrnn_pre_2m_s50|conf/tbrnn_pre.yaml|train_2m|slice_length=50 decode_window=200"
   "tbrnn_all_s50_b32_f1|conf/tbrnn.yaml|train|slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32"
+  # DRNN-LWMA-pre as conf/drnn_lwma_pre.yaml has it now (batches of 32, dropout 0.2, select_by f1), a member of ens_all3_bias
+  "drnn_lwma_pre_2m_b32_f1_drop2|conf/drnn_lwma_pre.yaml|train_2m|max_epochs=15"
   # Ensembles of trained experiments (name|ensemble|EXP+EXP+...|[weights=...]; members are
   # experiment directories as named under exp/iwslt2011/, tags included): each word takes the
   # label of the mean of the members' posteriors. Stage 6 only checks that the members exist.
