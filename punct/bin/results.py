@@ -337,9 +337,13 @@ def render_targets(rows: list[dict[str, Any]], test_set: str = "test2011", margi
                        + f" | {name(large) if large else '-'} |")
     single = best([r for r in scored if r["train"].get("model") != "ensemble"])
     system = best(scored)
-    out += ["", f"Best published: {top_published:.1f}. Best single punct model: {name(single) if single else '-'}"
-            f"{' (above)' if single and _overall_f1(single) > top_published else ' (below)'}; best punct system:"
-            f" {name(system)}{' (above)' if _overall_f1(system) > top_published else ' (below)'}.", ""]
+
+    def verdict(r) -> str:  # to two decimals: a row that rounds to the published number is still below it
+        d = _overall_f1(r) - top_published
+        return f" ({'above' if d > 0 else 'below'}: {_overall_f1(r):.2f}, {d:+.2f})"
+
+    out += ["", f"Best published: {top_published:.1f}. Best single punct model: "
+            f"{name(single) + verdict(single) if single else '-'}; best punct system: {name(system)}{verdict(system)}.", ""]
     return out
 
 

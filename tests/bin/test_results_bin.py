@@ -391,7 +391,8 @@ def test_targets_compare_each_papers_model_on_its_budget(tmp_path):
                                                                  "`tbrnn_all` 64.2"]
     assert row["DRNN-LWMA (Kim 2019)"][3:6] == ["`drnn_2m` 58.6", "-8.6", "no"]
     assert row["DRNN-LWMA-pre (Kim 2019)"][3:6] == ["not measured", "-", "no"]
-    assert "Best single punct model: `tfm` 64.7 (below); best punct system: `ens` 69.0 (above)." in targets
+    assert ("Best single punct model: `tfm` 64.7 (below: 64.70, -3.90); best punct system: `ens` 69.0 "
+            "(above: 69.00, +0.40).") in targets
     # a corpus without the papers' models has no targets section
     other = tmp_path / "other"
     d = _scored(other, "earnings", "x", "e21", _report(50, 60, 10, 55.0))
