@@ -198,9 +198,12 @@ def test_stop_request_ends_training_at_the_next_epoch_boundary(tiny_data, tmp_pa
     # while the file is there, a rerun (a resumed queue) stops at once
     steps.clear()
     assert train(tiny_cfg("max_epochs=4"), tr, dev, exp, on_step=ask_to_stop)["epoch"] == 1 and steps == []
-    # without it, the run goes on from its checkpoint
+    # without it, the run goes on from its checkpoint, and while it does it has no recorded end
     (exp / "stop").unlink()
-    assert train(tiny_cfg("max_epochs=2"), tr, dev, exp)["epoch"] == 2
+    seen = []
+    assert train(tiny_cfg("max_epochs=2"), tr, dev, exp,
+                 on_step=lambda e, b: seen.append((exp / "train_done.json").exists()))["epoch"] == 2
+    assert seen and not any(seen)
     assert json.loads((exp / "train_done.json").read_text())["stopped"] == "max_epochs"
 
 
