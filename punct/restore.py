@@ -379,11 +379,14 @@ class EnsembleRestorer:
         for r, wt in zip(self.members, self.weights):
             for k, p in r.word_posteriors(streams, out, progress).items():
                 total[k] = total[k] + wt * p if k in total else wt * p
+        import numpy as np
+
         from punct.engine.decode import biased_labels
 
-        for s in streams:
-            for w in s:
-                w.label = LABELS[int(biased_labels(total[id(w)][None], self.bias)[0])]
+        words = [w for s in streams for w in s]
+        if words:
+            for w, i in zip(words, biased_labels(np.stack([total[id(w)] for w in words]), self.bias)):
+                w.label = LABELS[int(i)]
         if speaker_breaks:
             end_turns(streams)
         return out
