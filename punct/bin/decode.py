@@ -133,7 +133,7 @@ def _tuned(args: argparse.Namespace, dev: str) -> dict:
     """What --tune-weights-on / --tune-bias-on choose on ``dev``: {"on", "weights", "f1", ...,
     and "bias" when tuned}, read from --tuned-weights when it was tuned there for the same
     models, set and settings, else tuned now (each model decodes ``dev`` once) and kept there."""
-    from punct.engine.decode import (bias_text, ensemble_weights, load_tuned_weights, save_tuned_weights,
+    from punct.engine.decode import (bias_text, class_bias, ensemble_weights, load_tuned_weights, save_tuned_weights,
                                      tune_class_bias, tune_ensemble_weights, tuning_key, tuning_posteriors,
                                      weight_grid)
     from punct.labels import MARK_LABELS
@@ -155,7 +155,7 @@ def _tuned(args: argparse.Namespace, dev: str) -> dict:
             tuned = {k: v for k, v in tuned.items() if k != "key"}
             log.info("weights %s%s: tuned on %s before (overall F1 %s), read from %s",
                      " ".join(f"{x:.3g}" for x in tuned["weights"]),
-                     f", bias {bias_text(tuned['bias'].values())}" if "bias" in tuned else "", dev, tuned.get("f1"),
+                     f", bias {bias_text(class_bias(tuned['bias'])[1:])}" if "bias" in tuned else "", dev, tuned.get("f1"),
                      args.tuned_weights)
             return tuned
     tuning = tuning_posteriors(args.model, dev)

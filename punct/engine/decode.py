@@ -305,9 +305,8 @@ def tune_class_bias(probs, ref_ids, step: float = 0.1, limit: float = 2.0, round
 
 
 def bias_text(bias) -> str:
-    """``COMMA +0.4 PERIOD +0.8 QUESTION +0.3`` for a bias over LABELS or MARK_LABELS."""
-    values = list(bias)[-len(MARK_LABELS):]
-    return " ".join(f"{m} {x:+.2g}" for m, x in zip(MARK_LABELS, values))
+    """``COMMA +0.4 PERIOD +0.8 QUESTION +0.3`` for one number per mark (MARK_LABELS order)."""
+    return " ".join(f"{m} {x:+.2g}" for m, x in zip(MARK_LABELS, bias))
 
 
 def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, weights: Sequence[float] | None = None,

@@ -430,12 +430,15 @@ def train(
     last_save = time.monotonic()
     interval = cfg.checkpoint_minutes * 60.0
     stop_reason = None
-    if main and not (exp_dir / STOP_FILE).exists() and prog["epoch"] < cfg.max_epochs \
-            and prog["bad_epochs"] < cfg.patience and not prog.get("halved_out"):
+
+    def epochs_left() -> bool:
+        return prog["epoch"] < cfg.max_epochs and prog["bad_epochs"] < cfg.patience and not prog.get("halved_out")
+
+    if main and not (exp_dir / STOP_FILE).exists() and epochs_left():
         # a run that ended (by hand, or at an earlier max_epochs) trains on: its old end no longer
         # holds, and RESULTS.md must show it as still training until it ends again
         (exp_dir / "train_done.json").unlink(missing_ok=True)
-    while prog["epoch"] < cfg.max_epochs and prog["bad_epochs"] < cfg.patience and not prog.get("halved_out"):
+    while epochs_left():
         if prog["batch"] == 0:  # an epoch boundary: a half-done epoch is finished first
             stop_reason = stop_requested(exp_dir, rank, world)
             if stop_reason is not None:
