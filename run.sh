@@ -196,12 +196,22 @@ if run_stage 6; then
       log "stage 6: train $name: $dir is finished; skipping"
       continue
     fi
+    # init_from=@NAME: train on from the best model of experiment NAME (a warm start)
+    resolved=()
+    for o in $overrides; do
+      if [[ $o == init_from=@* ]]; then
+        src=${o#init_from=@}
+        [ -f "$exp/$src/best.pt" ] || die "stage 6: $name trains on from $exp/$src/best.pt: not found (train $src first)"
+        o="init_from=$exp/$src/best.pt"
+      fi
+      resolved+=("$o")
+    done
     mkdir -p "$dir/log"
     stage_cmd "$name" 6 9 > "$dir/run.cmd"
     log "stage 6: train $name ($config): $data/$train -> $dir/best.pt; log: $dir/log/train.log"
     # shellcheck disable=SC2086
     $train_cmd "$dir/log/train.log" "${trainer[@]}" --config "$config" \
-      --train "$data/$train" --valid "$data/$valid_set" --exp "$dir" $overrides $train_overrides \
+      --train "$data/$train" --valid "$data/$valid_set" --exp "$dir" "${resolved[@]}" $train_overrides \
       || fail_with_log "$dir/log/train.log" "training $name failed"
     touch "$dir/.done"
   done

@@ -94,15 +94,16 @@ needs_venv = pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / ".ven
                                 reason="needs the recipe's .venv (local/setup_env.sh)")
 
 
-def _fake_recipe(repo_root, tmp_path, experiments):
+def _fake_recipe(repo_root, tmp_path, experiments, stage="8"):
     """A recipe folder that links the repository's frame and environment, with corpus
-    'fake' of the given experiment lines and a $decode_cmd that only records its command."""
+    'fake' of the given experiment lines and a $train_cmd and $decode_cmd that only record
+    their command; run.sh runs STAGE alone."""
     for name in ("run.sh", "local", "path.sh", ".venv", "conf", "punct", "requirements.txt", "pyproject.toml"):
         (tmp_path / name).symlink_to(repo_root / name)
-    (tmp_path / "cmd.sh").write_text('export train_cmd=false\nexport decode_cmd="./fake_cmd.sh"\n')
+    (tmp_path / "cmd.sh").write_text('export train_cmd="./fake_cmd.sh"\nexport decode_cmd="./fake_cmd.sh"\n')
     fake = tmp_path / "fake_cmd.sh"
     fake.write_text('#!/bin/bash\nshift; echo "$*" >> calls.txt; out=""\n'
-                    'while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done; mkdir -p "$out"\n')
+                    'while [ $# -gt 0 ]; do case $1 in --out|--exp) out=$2;; esac; shift; done; mkdir -p "$out"\n')
     fake.chmod(0o755)
     (tmp_path / "recipes" / "fake").mkdir(parents=True)
     lines = " ".join(f'"{e}"' for e in experiments)
@@ -110,7 +111,7 @@ def _fake_recipe(repo_root, tmp_path, experiments):
         f"train_sets=train\nvalid_set=dev\ntest_sets=test\nexperiments=({lines})\nprepare_data() {{ :; }}\n")
     (tmp_path / "exp" / "fake" / "a").mkdir(parents=True)
     (tmp_path / "exp" / "fake" / "a" / "best.pt").write_text("")
-    return subprocess.run(["bash", "run.sh", "--corpus", "fake", "--corpus-dir", ".", "--stage", "8", "--stop-stage", "8"],
+    return subprocess.run(["bash", "run.sh", "--corpus", "fake", "--corpus-dir", ".", "--stage", stage, "--stop-stage", stage],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
 
 
@@ -144,3 +145,18 @@ def test_bad_ensemble_option_is_a_one_line_error(repo_root, tmp_path, option, me
     r = _fake_recipe(repo_root, tmp_path, [f"e|ensemble|a|{option}"])
     assert r.returncode != 0 and not (tmp_path / "calls.txt").exists()
     assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@needs_venv
+def test_warm_start_names_the_experiment_it_trains_on_from(repo_root, tmp_path):
+    """init_from=@NAME in an experiment line is NAME's best.pt; a missing one is a one-line error."""
+    r = _fake_recipe(repo_root, tmp_path, ["w|conf/tbrnn.yaml|train|init_from=@a lr=0.1"], stage="6")
+    assert r.returncode == 0, r.stderr[-2000:]
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls == ["python -m punct.bin.train --config conf/tbrnn.yaml --train data/fake/train --valid data/fake/dev "
+                     "--exp exp/fake/w init_from=exp/fake/a/best.pt lr=0.1"]
+    (tmp_path / "2").mkdir()
+    r = _fake_recipe(repo_root, tmp_path / "2", ["w|conf/tbrnn.yaml|train|init_from=@none"], stage="6")
+    assert r.returncode != 0 and not (tmp_path / "2" / "calls.txt").exists()
+    assert "stage 6: w trains on from exp/fake/none/best.pt: not found (train none first)" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -26,7 +26,11 @@ class TrainConfig:
     #: | halving (Mikolov's "newbob", as the T-LSTM reference implementation trains: constant
     #: until an epoch improves the validation log-perplexity by less than halving_threshold,
     #: then the rate halves every epoch and training stops at the next such epoch)
+    #: | plateau (after every epoch whose validation score (select_by) is not better, go back
+    #: to the best weights and multiply the rate by lr_decay; patience still ends training)
     lr_schedule: str = "constant"
+    #: lr_schedule plateau: the factor applied to the rate after an epoch without improvement
+    lr_decay: float = 0.5
     warmup_steps: int = 0
     #: lr_schedule halving: an epoch "improves" when log(best ppl) >= threshold * log(new ppl)
     halving_threshold: float = 1.003
@@ -87,7 +91,9 @@ class TrainConfig:
     #: z-normalize the feature columns with the training set's mean and standard deviation
     normalize_features: bool = True
     #: a stage-one model (a best.pt) that a two-stage model (punct.models.twostage) is built on;
-    #: its weights, config and vocabulary are copied into the new model's checkpoint
+    #: its weights, config and vocabulary are copied into the new model's checkpoint.
+    #: For any other model: a best.pt of the same model to train on from (a warm start with
+    #: new optimizer settings, say a lower rate): its weights, vocabulary and epochs are kept
     init_from: str = ""
     #: keep the stage-one model of ``init_from`` fixed (its weights never change)
     freeze: bool = False
@@ -99,8 +105,10 @@ class TrainConfig:
     def check(self) -> None:
         if self.optimizer not in ("adagrad", "adam", "adamw", "sgd"):
             raise ValueError(f"optimizer must be adagrad, adam, adamw or sgd, got {self.optimizer!r}")
-        if self.lr_schedule not in ("constant", "linear", "halving"):
-            raise ValueError(f"lr_schedule must be constant, linear or halving, got {self.lr_schedule!r}")
+        if self.lr_schedule not in ("constant", "linear", "halving", "plateau"):
+            raise ValueError(f"lr_schedule must be constant, linear, halving or plateau, got {self.lr_schedule!r}")
+        if not 0.0 < self.lr_decay < 1.0:
+            raise ValueError(f"lr_decay must be between 0 and 1 (exclusive), got {self.lr_decay}")
         if self.select_by not in ("ppl", "f1"):
             raise ValueError(f"select_by must be ppl or f1, got {self.select_by!r}")
         if self.select_by == "f1" and self.lr_schedule == "halving":

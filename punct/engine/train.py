@@ -240,6 +240,26 @@ def _write_log(exp_dir: Path, history: list[dict[str, Any]]) -> None:
             f.write("\t".join(_fmt(row[c]) for c in LOG_COLUMNS) + "\n")
 
 
+def read_train_log(path: Path) -> list[dict[str, Any]]:
+    """The rows of a ``train_log.tsv`` (as ``_write_log`` writes them), numbers parsed."""
+    rows: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as f:
+        header = f.readline().rstrip("\n").split("\t")
+        if tuple(header) != LOG_COLUMNS:
+            raise PunctError(f"expected the columns {' '.join(LOG_COLUMNS)}", path, 1)
+        for n, line in enumerate(f, 2):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != len(LOG_COLUMNS):
+                raise PunctError(f"expected {len(LOG_COLUMNS)} tab-separated fields, found {len(fields)}", path, n)
+            try:
+                row = {c: float(v) for c, v in zip(LOG_COLUMNS, fields)}
+            except ValueError:
+                raise PunctError(f"a field is not a number: {line.strip()!r}", path, n) from None
+            row["epoch"], row["words_per_s"] = int(row["epoch"]), round(row["words_per_s"])
+            rows.append(row)
+    return rows
+
+
 def _write_stopped(exp_dir: Path, why: str, prog: dict[str, Any], reason: str | None = None) -> None:
     """``train_done.json``: training has ended (why, epochs, best epoch); RESULTS.md tells
     a finished run from one still going by it."""
@@ -318,8 +338,11 @@ def train(
     model_args = resolved_model_args(cfg.model, cfg.model_args)
     ck_path = exp_dir / "checkpoint.pt"
     second_stage = hasattr(model_cls, "stage1_models")
-    if cfg.init_from and not second_stage:
-        raise PunctError(f"init_from is for two-stage models (punct.models.twostage), not {cfg.model}")
+    warm = bool(cfg.init_from) and not second_stage  # a warm start from a model of the same kind
+    if cfg.freeze and not second_stage:
+        raise PunctError(f"freeze keeps a two-stage model's stage one fixed; {cfg.model} has no stage one")
+    if warm and getattr(model_cls, "trainer", "sgd") == "fit":
+        raise PunctError(f"model {cfg.model} is estimated by counting: it cannot train on from init_from")
     if second_stage and not cfg.init_from:
         raise PunctError(f"model {cfg.model} is a second stage: set init_from to a stage-one model (a best.pt)")
 
@@ -335,6 +358,16 @@ def train(
         _check_resume(ck["train_config"], cfg, model_args, ck_path)
         prog = dict(ck["progress"])
         log.info("resuming from %s: epoch %d, batch %d", ck_path, prog["epoch"] + 1, prog["batch"])
+    elif warm:
+        ck = None
+        warm_ck = _load_warm_start(cfg.model, cfg.init_from)
+        inputs = inputs_from_checkpoint(warm_ck)
+        model_args = _complete_model_args(cfg, inputs, {})
+        prog = _warm_progress(warm_ck, Path(cfg.init_from))
+        log.info("warm start from %s (epoch %d): training on from its weights with this config", cfg.init_from,
+                 prog["epoch"])
+        if main and isinstance(inputs, WordInputs):
+            inputs.vocab.write(exp_dir / "vocab.txt")
     else:
         ck = None
         from punct.datadir import load_utterances
@@ -375,7 +408,15 @@ def train(
 
     torch.manual_seed(cfg.seed)
     model = build_model(cfg.model, model_args, inputs.input_size)
-    if cfg.pretrained_embeddings and ck is None:
+    if warm and ck is None:
+        try:
+            model.load_state_dict(warm_ck["state_dict"])
+        except RuntimeError as e:
+            first = str(e).strip().splitlines()
+            raise PunctError(f"its weights do not fit this config's model_args ({first[1].strip() if len(first) > 1 else first[0]})",
+                             cfg.init_from) from None
+        del warm_ck
+    elif cfg.pretrained_embeddings and ck is None:
         _init_pretrained(model, inputs, cfg.pretrained_embeddings)
     if cfg.freeze_embeddings:
         _embedding_of(model).weight.requires_grad_(False)
@@ -426,6 +467,17 @@ def train(
         if main:
             ckpt.save(ck_path, dict(payload_common(), optimizer=opt.state_dict(), progress=prog, rng=torch.get_rng_state()))
 
+    if warm and ck is None:
+        # the starting weights are the best model until an epoch beats them on this validation set
+        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world, cfg.precision)
+        model.train()
+        prog.update(best_ppl=ppl, best_f1=f1)
+        log.info("warm start: valid ppl %.4f, valid F1 %.1f before training on", ppl, f1)
+        if main:
+            ckpt.save(exp_dir / "best.pt", dict(payload_common(), epoch=prog["epoch"], valid_ppl=ppl, valid_f1=f1))
+            _write_log(exp_dir, prog["history"])
+        save_checkpoint()
+
     n_epoch = min(len(train_sl), cfg.epoch_slices) if cfg.epoch_slices else len(train_sl)
     last_save = time.monotonic()
     interval = cfg.checkpoint_minutes * 60.0
@@ -445,7 +497,7 @@ def train(
                 log.info("stop requested by %s (%s); remove the file to train on", exp_dir / STOP_FILE, stop_reason)
                 break
         epoch = prog["epoch"]
-        if cfg.lr_schedule == "halving":
+        if cfg.lr_schedule in ("halving", "plateau"):
             for group in opt.param_groups:
                 group["lr"] = cfg.lr * prog.get("lr_scale", 1.0)
         batches = epoch_order(len(train_sl), cfg.batch_size, cfg.seed, epoch)
@@ -515,6 +567,8 @@ def train(
             improved = ppl < prog["best_ppl"]
         if cfg.lr_schedule == "halving":
             _halving_step(cfg, prog, ppl, improved, model, exp_dir / "best.pt")
+        elif cfg.lr_schedule == "plateau" and not improved:
+            _plateau_step(cfg, prog, model, exp_dir / "best.pt", world)
         mark = " (best)" if improved else ""  # beside the score that selects
         ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
         log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
@@ -574,6 +628,49 @@ def _halving_step(cfg: TrainConfig, prog: dict[str, Any], ppl: float, improved: 
     if prog.get("halving"):
         prog["lr_scale"] = prog.get("lr_scale", 1.0) / 2
         log.info("lr halving: the learning rate is now %.4g", cfg.lr * prog["lr_scale"])
+
+
+def _plateau_step(cfg: TrainConfig, prog: dict[str, Any], model: torch.nn.Module, best_path: Path,
+                  world: int) -> None:
+    """lr_schedule plateau after an epoch without a better validation score: back to the best
+    weights (every rank reads the same best.pt), and the rate times lr_decay."""
+    if world > 1:
+        import torch.distributed as dist
+
+        dist.barrier()  # rank 0 has written best.pt
+    if best_path.is_file():
+        model.load_state_dict(ckpt.load(best_path)["state_dict"])
+    prog["lr_scale"] = prog.get("lr_scale", 1.0) * cfg.lr_decay
+    log.info("lr plateau: back to the weights of epoch %d; the learning rate is now %.4g", prog["best_epoch"],
+             cfg.lr * prog["lr_scale"])
+
+
+def _load_warm_start(model: str, path: str) -> dict[str, Any]:
+    """The checkpoint ``path`` that a run of ``model`` trains on from (init_from of a one-stage model)."""
+    p = Path(path)
+    if not p.is_file():
+        raise PunctError("init_from: no such checkpoint", p)
+    ck0 = ckpt.load(p)
+    if ck0.get("model") != model:
+        raise PunctError(f"init_from is a {ck0.get('model')} model; a {model} run can only train on from a "
+                         f"{model} model", p)
+    return ck0
+
+
+def _warm_progress(ck0: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A warm start's progress: it goes on from the epochs of the run that made ``ck0``
+    (its train_log.tsv rows up to that model's epoch, when the file is beside it), so
+    epoch numbers, max_epochs and the training time count the whole way to the model."""
+    epoch = int(ck0.get("epoch") or 0)
+    history: list[dict[str, Any]] = []
+    tsv = path.parent / "train_log.tsv"
+    if tsv.is_file():
+        for row in read_train_log(tsv):
+            if row["epoch"] <= epoch:
+                history.append(row)
+    return {"epoch": epoch, "batch": 0, "loss_sum": 0.0, "loss_words": 0, "words": 0, "seconds": 0.0,
+            "best_ppl": float("inf"), "best_f1": -math.inf, "best_epoch": epoch, "bad_epochs": 0, "history": history,
+            "warm_start": {"from": str(path), "epoch": epoch}}
 
 
 def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int,

@@ -222,3 +222,84 @@ def test_stop_request_before_any_model_is_refused(tiny_data, tmp_path):
     with pytest.raises(PunctError, match="before the first epoch ended"):
         train(tiny_cfg(), tr, dev, exp)
     assert not (exp / "best.pt").exists() and not (exp / "train_done.json").exists()
+
+
+def test_plateau_step_goes_back_to_the_best_weights_and_decays_the_rate(tmp_path):
+    from punct.engine.train import _plateau_step
+    from punct.labels import LABELS
+
+    cfg = TrainConfig(lr_schedule="plateau", lr_decay=0.25, lr=0.01)
+    model = torch.nn.Linear(2, 2)
+    ckpt.save(tmp_path / "best.pt", {"state_dict": {k: torch.zeros_like(v) for k, v in model.state_dict().items()},
+                                     "labels": list(LABELS)})
+    prog = {"epoch": 6, "best_epoch": 4}
+    _plateau_step(cfg, prog, model, tmp_path / "best.pt", 1)
+    assert prog["lr_scale"] == 0.25 and model.weight.abs().sum() == 0
+    _plateau_step(cfg, prog, model, tmp_path / "best.pt", 1)
+    assert prog["lr_scale"] == 0.25 ** 2
+
+
+def test_plateau_schedule_decays_after_every_epoch_without_gain(tiny_data, tmp_path):
+    """lr_schedule plateau: the optimizer's rate is lr times lr_decay per epoch that did not
+    improve the selected score, and training still ends on patience."""
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    prog = train(tiny_cfg("lr_schedule=plateau", "select_by=f1", "max_epochs=6", "patience=2", "lr=0.5"), tr, dev, exp)
+    f1s = [r["valid_f1"] for r in prog["history"]]
+    missed = [f <= max([-1.0] + f1s[:i]) for i, f in enumerate(f1s)]
+    assert any(missed) and prog["lr_scale"] == 0.5 ** sum(missed)
+    # the last epoch trained at the rate of the misses before it
+    assert ckpt.load(exp / "checkpoint.pt")["optimizer"]["param_groups"][0]["lr"] == pytest.approx(
+        0.5 * 0.5 ** sum(missed[:-1]))
+
+
+@pytest.mark.parametrize("extra, message", [(["lr_schedule=cosine"], "lr_schedule must be"),
+                                            (["lr_schedule=plateau", "lr_decay=1.0"], "lr_decay must be between"),
+                                            (["lr_decay=0"], "lr_decay must be between")])
+def test_schedule_options_are_checked(extra, message):
+    with pytest.raises((ValueError, PunctError), match=message):
+        tiny_cfg(*extra).check()
+
+
+def test_warm_start_trains_on_from_another_runs_best_model(tiny_data, tmp_path):
+    """init_from on a one-stage model: the new run starts from that best.pt (weights,
+    vocabulary, its epochs and their log rows), with its own optimizer settings; the
+    starting model stays best.pt until an epoch beats it on validation."""
+    import json
+
+    from punct.engine.train import read_train_log
+
+    tr, dev = tiny_data
+    first = tmp_path / "first"
+    train(tiny_cfg("max_epochs=2", "select_by=f1"), tr, dev, first)
+    start = ckpt.load(first / "best.pt")
+    warm = tmp_path / "warm"
+    prog = train(tiny_cfg(f"init_from={first / 'best.pt'}", "select_by=f1", "max_epochs=4", "lr=0.0"), tr, dev, warm)
+    # lr 0: nothing moves, so no epoch beats the start, which is kept as best.pt
+    rows = read_train_log(warm / "train_log.tsv")
+    assert [r["epoch"] for r in rows] == list(range(1, start["epoch"] + 1)) + list(range(start["epoch"] + 1, 5))
+    assert rows[:start["epoch"]] == read_train_log(first / "train_log.tsv")[:start["epoch"]]
+    best = ckpt.load(warm / "best.pt")
+    assert best["epoch"] == start["epoch"] and best["train_config"]["init_from"] == str(first / "best.pt")
+    for k, v in start["state_dict"].items():
+        assert torch.equal(best["state_dict"][k], v), k
+    assert (warm / "vocab.txt").read_text() == (first / "vocab.txt").read_text()
+    assert prog["epoch"] == 4 and json.loads((warm / "train_done.json").read_text())["best_epoch"] == start["epoch"]
+    # a rate that moves: an epoch may now beat the start; the run resumes like any other
+    moved = tmp_path / "moved"
+    train(tiny_cfg(f"init_from={first / 'best.pt'}", "max_epochs=3", "lr=0.5"), tr, dev, moved)
+    assert not torch.equal(ckpt.load(moved / "checkpoint.pt")["state_dict"]["out.bias"], start["state_dict"]["out.bias"])
+
+
+def test_warm_start_refuses_another_model_or_shape(tiny_data, tmp_path):
+    tr, dev = tiny_data
+    first = tmp_path / "first"
+    train(tiny_cfg("max_epochs=1"), tr, dev, first)
+    with pytest.raises(PunctError, match="no such checkpoint"):
+        train(tiny_cfg(f"init_from={tmp_path / 'none.pt'}"), tr, dev, tmp_path / "a")
+    with pytest.raises(PunctError, match="do not fit this config's model_args"):
+        train(tiny_cfg(f"init_from={first / 'best.pt'}", "model_args.hidden_size=4"), tr, dev, tmp_path / "b")
+    cfg = load_config(ROOT / "conf" / "tlstm.yaml", TrainConfig,
+                      ["batch_size=4", "slice_length=20", "max_epochs=1", "threads=1", f"init_from={first / 'best.pt'}"])
+    with pytest.raises(PunctError, match="init_from is a tbrnn model; a tlstm run"):
+        train(cfg, tr, dev, tmp_path / "c")

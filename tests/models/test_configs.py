@@ -116,9 +116,21 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
     assert len(names) == len(set(names)) and {"tbrnn_2m", "tlstm_2m", "transformer_2m", "crf_2m"} <= set(names)
     ensembles = [s for s in specs if s[1] == "ensemble"]
     specs = [s for s in specs if s[1] != "ensemble"]
-    for name, conf, train_set, _ in specs:
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+
+    for name, conf, train_set, overrides in specs:
         assert (repo_root / conf).is_file() and _is_training_config(repo_root / conf), conf
         assert train_set in ("train_2m", "train")
+        # the overrides are valid keys and values of the config; a warm start (init_from=@NAME)
+        # trains on from an experiment earlier in the list, of the same config
+        over = overrides.split()
+        for o in over:
+            if o.startswith("init_from=@"):
+                src = o[len("init_from=@"):]
+                assert src in names[:names.index(name)], (name, src)
+                assert specs[[s[0] for s in specs].index(src)][1] == conf, (name, src)
+        load_config(repo_root / conf, TrainConfig, [o.replace("=@", "=exp/") for o in over])
     # an ensemble's members are experiments of the list itself (names are directories), so a
     # plain ./run.sh --corpus iwslt2011 trains them before stage 6 reaches the ensemble
     for name, _, members, _ in ensembles:

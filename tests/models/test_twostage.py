@@ -112,11 +112,16 @@ def test_stage_one_of_the_wrong_family_is_an_error(repo_root, tiny_model_data, s
         train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1_models["tlstm"], tiny_model_data, tmp_path / "exp")
     with pytest.raises(PunctError, match="set init_from"):
         train_ta(repo_root / "conf/ta_brnn_p.yaml", "", tiny_model_data, tmp_path / "exp2", "freeze=false")
-    with pytest.raises(PunctError, match="init_from is for two-stage models"):
-        from punct.engine.train import train
+    from punct.engine.train import train
 
-        cfg = load_config(repo_root / "conf/tlstm.yaml", TrainConfig, [f"init_from={stage1_models['tlstm']}"] + RUN1)
+    # a one-stage model's init_from is a warm start from a model of its own kind
+    cfg = load_config(repo_root / "conf/tlstm.yaml", TrainConfig, [f"init_from={stage1_models['tbrnn']}"] + RUN1)
+    with pytest.raises(PunctError, match="init_from is a tbrnn model; a tlstm run"):
         train(cfg, *tiny_model_data, tmp_path / "exp3")
+    cfg = load_config(repo_root / "conf/tlstm.yaml", TrainConfig,
+                      [f"init_from={stage1_models['tlstm']}", "freeze=true"] + RUN1)
+    with pytest.raises(PunctError, match="tlstm has no stage one"):
+        train(cfg, *tiny_model_data, tmp_path / "exp4")
 
 
 def test_tlstm_p_ignores_missing_words_feature_values():
