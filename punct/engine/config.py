@@ -55,6 +55,10 @@ class TrainConfig:
     min_count: int = 2
     #: vocabulary: at most this many words (0: no limit)
     max_vocab: int = 0
+    #: the word vocabulary: train (the training words above) | train+pretrained (those plus every
+    #: word of the pretrained_embeddings set, as punctuator2 builds T-BRNN-pre's vocabulary from
+    #: the vector file: a word never seen in training still reads its pretrained vector)
+    vocabulary: str = "train"
     max_epochs: int = 50
     #: stop after this many epochs without a better validation score (select_by)
     patience: int = 5
@@ -109,6 +113,10 @@ class TrainConfig:
             raise ValueError(f"lr_schedule must be constant, linear, halving or plateau, got {self.lr_schedule!r}")
         if not 0.0 < self.lr_decay < 1.0:
             raise ValueError(f"lr_decay must be between 0 and 1 (exclusive), got {self.lr_decay}")
+        if self.vocabulary not in ("train", "train+pretrained"):
+            raise ValueError(f"vocabulary must be train or train+pretrained, got {self.vocabulary!r}")
+        if self.vocabulary == "train+pretrained" and not self.pretrained_embeddings:
+            raise ValueError("vocabulary train+pretrained needs pretrained_embeddings (the vectors whose words it adds)")
         if self.select_by not in ("ppl", "f1"):
             raise ValueError(f"select_by must be ppl or f1, got {self.select_by!r}")
         if self.select_by == "f1" and self.lr_schedule == "halving":

@@ -68,6 +68,21 @@ def _mask(lengths: np.ndarray, T: int) -> torch.Tensor:
     return torch.from_numpy(np.arange(T)[None, :] < np.asarray(lengths)[:, None])
 
 
+def with_pretrained_words(vocab: Vocabulary, name: str) -> Vocabulary:
+    """``vocab`` followed by every word of the vector set ``name`` that it lacks, in the set's order."""
+    from punct.errors import PunctError
+    from punct.models.pretrained import load_vectors
+
+    vec = load_vectors(name)
+    if vec.words is None:
+        raise PunctError(f"the vectors {name} are keyed by hashes and list no words: vocabulary train+pretrained "
+                         f"needs a set with a word list (glove-6b-50d)")
+    have = set(vocab.words)
+    more = [w for w in dict.fromkeys(vec.words) if w not in have]
+    log.info("vocabulary: %d training words + %d more words of %s", len(vocab), len(more), name)
+    return Vocabulary.from_list(list(vocab.words) + more)
+
+
 class WordInputs:
     """Word ids of a closed vocabulary (T-BRNN, T-LSTM, DRNN-LWMA, n-gram, CRF)."""
 
@@ -79,7 +94,10 @@ class WordInputs:
 
     @classmethod
     def build(cls, texts: Iterable[Sequence[str]], cfg, model_args: dict[str, Any]) -> "WordInputs":
-        return cls(Vocabulary.build(texts, cfg.min_count, cfg.max_vocab))
+        vocab = Vocabulary.build(texts, cfg.min_count, cfg.max_vocab)
+        if getattr(cfg, "vocabulary", "train") == "train+pretrained":
+            vocab = with_pretrained_words(vocab, cfg.pretrained_embeddings)
+        return cls(vocab)
 
     @classmethod
     def from_state(cls, state: dict[str, Any], ck: dict[str, Any]) -> "WordInputs":

@@ -48,6 +48,9 @@ class WordVectors:
     name: str
     matrix: np.ndarray
     row: Callable[[str], int] = field(repr=False)
+    #: the words of the rows, in row order, when the set has them (GloVe); None for sets
+    #: keyed by hashes (spaCy's, the hash vectors)
+    words: list[str] | None = field(default=None, repr=False)
 
     @property
     def dim(self) -> int:
@@ -81,7 +84,7 @@ def _load_glove() -> WordVectors:
     if matrix.shape != (len(words), 50):
         raise PunctError(f"unexpected GloVe shapes {matrix.shape} for {len(words)} words", root)
     index = {w: i for i, w in enumerate(words)}
-    return WordVectors("glove-6b-50d", matrix, lambda w: index.get(w, -1))
+    return WordVectors("glove-6b-50d", matrix, lambda w: index.get(w, -1), words)
 
 
 def murmurhash64a(data: bytes, seed: int = 1) -> int:

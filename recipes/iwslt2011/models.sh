@@ -35,6 +35,9 @@ experiments+=(
   "drnn_lwma_pre_2m_b32_f1_drop2|conf/drnn_lwma_pre.yaml|train_2m|max_epochs=8"
   # LMC-1 with dropout 0.2 (conf/lmc1.yaml), ended by hand after 4 epochs (validation F1 47.4, 47.9)
   "lmc1_2m_drop2|conf/lmc1.yaml|train_2m|patience=2 max_epochs=4"
+  # T-BRNN-pre with punctuator2's pretrained vocabulary: the training words plus every GloVe word,
+  # so a word never seen in training reads its GloVe vector instead of <unk>
+  "tbrnn_pre_2m_gv|conf/tbrnn_pre.yaml|train_2m|vocabulary=train+pretrained slice_length=50 decode_window=200 select_by=f1 max_epochs=8 batch_size=32"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)

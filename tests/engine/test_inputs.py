@@ -62,3 +62,45 @@ def test_wordpiece_inputs_point_at_each_words_last_piece():
     assert t["word_last"][0].tolist() == ends.tolist()
     assert t["pieces"][0, ends[2]].item() == pieces[2][-1]
     assert f.state()["digest"] == f.digest()
+
+
+def test_vocabulary_train_plus_pretrained_adds_the_vector_sets_words(monkeypatch, tiny_data, tmp_path):
+    """vocabulary train+pretrained: the training words, then every word of the vector set they
+    lack (punctuator2's T-BRNN-pre vocabulary is its vector file's), so a word unseen in
+    training reads its pretrained vector; a set keyed by hashes is refused."""
+    from punct.engine import checkpoint as ckpt
+    from punct.engine.config import TrainConfig
+    from punct.engine.train import train
+    from punct.errors import PunctError
+    from punct.models import pretrained
+
+    words = ["zebra", "the", "quokka", "zebra"]  # "the" is a training word; one duplicate row
+    matrix = np.arange(len(words) * 8, dtype=np.float32).reshape(len(words), 8)
+    index = {w: i for i, w in enumerate(words)}
+    monkeypatch.setitem(pretrained.VECTOR_SETS, "test-8d",
+                        lambda: pretrained.WordVectors("test-8d", matrix, lambda w: index.get(w, -1), words))
+
+    class VCfg(Cfg):
+        vocabulary = "train+pretrained"
+        pretrained_embeddings = "test-8d"
+
+    f = WordInputs.build([["the", "cat", "the"]], VCfg, {})
+    assert f.vocab.words[3:] == ["the", "cat", "zebra", "quokka"]
+    VCfg.pretrained_embeddings = "hash-8d"
+    with pytest.raises(PunctError, match="keyed by hashes"):
+        WordInputs.build([["the"]], VCfg, {})
+    with pytest.raises(ValueError, match="needs pretrained_embeddings"):
+        TrainConfig(vocabulary="train+pretrained")
+    with pytest.raises(ValueError, match="vocabulary must be train or train"):
+        TrainConfig(vocabulary="all")
+
+    # in training: the added words get their vectors and keep them (no training text moves them)
+    tr, dev = tiny_data
+    cfg = TrainConfig(model="tbrnn_pre", model_args=dict(embedding_dim=8, hidden_size=8, attention_dim=8),
+                      pretrained_embeddings="test-8d", vocabulary="train+pretrained", batch_size=4, slice_length=20,
+                      max_epochs=1, threads=1, min_count=1)
+    train(cfg, tr, dev, tmp_path / "exp")
+    model, vocab, _ = ckpt.load_model(tmp_path / "exp" / "best.pt")
+    emb = model.embedding.weight.detach()
+    assert vocab.words[-1] == "quokka" and torch.equal(emb[vocab.index["quokka"]], torch.from_numpy(matrix[2]))
+    assert len(vocab) == len(set(vocab.words))
