@@ -395,7 +395,49 @@ def tuning_posteriors(model_paths: Sequence[str | Path], dev_dir: str | Path):
         raise PunctError("the tuning set needs reference labels", Path(dev_dir) / "labels")
     utts = load_utterances(dev_dir)
     ref = np.array([label_id(lab) for u in utts for lab in u.labels])
-    return ref, [np.concatenate(posteriors(p, dev_dir, utts)[1]).astype(np.float64) for p in model_paths]
+    return ref, [cached_posteriors(p, dev_dir, utts) for p in model_paths]
+
+
+#: the folder beside a model where ``cached_posteriors`` keeps its decodes of tuning sets
+POSTERIOR_CACHE = "posteriors"
+
+
+def cached_posteriors(model_path: str | Path, data_dir: str | Path, utts) -> "np.ndarray":
+    """The float64 posteriors [n_words, len(LABELS)] of ``posteriors(model_path, data_dir)``,
+    kept in ``POSTERIOR_CACHE/`` beside the model under a key of the model file and every file
+    of the data directory (path, size, modification time): an ensemble's tuning decodes a
+    tuning set once per member, not once per ensemble. A folder that cannot be written
+    (a shipped model) only means no cache."""
+    import hashlib
+    import json
+
+    import numpy as np
+
+    from punct.fsutil import atomic_write
+
+    model_path, data_dir = Path(model_path), Path(data_dir)
+    key = {"model": _file_identity(model_path),
+           "data": [_file_identity(f) for f in sorted(data_dir.iterdir()) if f.is_file()]}
+    digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    path = model_path.parent / POSTERIOR_CACHE / f"{data_dir.name}-{digest}.npz"
+    n_words = sum(len(u.words) for u in utts)
+    if path.is_file():
+        try:
+            with np.load(path) as z:
+                probs = z["probs"]
+            if probs.shape == (n_words, len(LABELS)):
+                log.info("posteriors of %s on %s: from %s", model_path, data_dir, path)
+                return probs.astype(np.float64)
+        except (OSError, ValueError, KeyError) as e:
+            log.warning("ignoring an unreadable posterior cache %s (%s)", path, e)
+    probs = np.concatenate(posteriors(model_path, data_dir, utts)[1]).astype(np.float64)
+    try:
+        path.parent.mkdir(exist_ok=True)
+        with atomic_write(path, mode="wb") as f:
+            np.savez(f, probs=probs.astype(np.float32))
+    except OSError as e:
+        log.warning("posteriors of %s not cached (%s)", model_path, e)
+    return probs
 
 
 def tune_ensemble_weights(model_paths: Sequence[str | Path], dev_dir: str | Path, step: float = 0.1,

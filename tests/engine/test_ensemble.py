@@ -341,3 +341,44 @@ def test_bad_bias_options_are_one_line_errors(two_models, tiny_data, tmp_path, c
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 1 and len(err) == 1 and problem in err[0], err
     assert not (tmp_path / "o").exists()
+
+
+def test_tuning_posteriors_are_cached_beside_each_model(two_models, tiny_data, tmp_path, monkeypatch):
+    """A member decodes a tuning set once: later tunings (other ensembles with the same member)
+    read its posteriors from posteriors/ beside the model, until the model or a file of the set
+    changes; a folder that cannot be written only means no cache."""
+    import os
+    import shutil
+
+    from punct.engine import decode as engine
+
+    tr = tmp_path / "train"  # a copy: its files' times change below
+    shutil.copytree(tiny_data[0], tr)
+    model = tmp_path / "m" / "best.pt"
+    model.parent.mkdir()
+    shutil.copy(two_models[0], model)
+    calls = []
+    real = engine.posteriors
+    monkeypatch.setattr(engine, "posteriors", lambda *a, **k: calls.append(a) or real(*a, **k))
+    ref, (first,) = engine.tuning_posteriors([model], tr)
+    assert len(calls) == 1 and len(list((model.parent / engine.POSTERIOR_CACHE).iterdir())) == 1
+    ref2, (second,) = engine.tuning_posteriors([model], tr)
+    assert len(calls) == 1 and np.array_equal(first, second) and np.array_equal(ref, ref2)
+    assert second.dtype == np.float64 and second.shape == (len(ref), len(LABELS))
+    labels = Path(tr) / "labels"
+    st = os.stat(labels)
+    os.utime(labels, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the set changed
+    engine.tuning_posteriors([model], tr)
+    assert len(calls) == 2
+    st = os.stat(model)
+    os.utime(model, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the model retrained
+    engine.tuning_posteriors([model], tr)
+    assert len(calls) == 3 and len(list((model.parent / engine.POSTERIOR_CACHE).iterdir())) == 3
+    for f in (model.parent / engine.POSTERIOR_CACHE).iterdir():  # a damaged cache file is decoded again
+        f.write_bytes(b"junk")
+    _, (again,) = engine.tuning_posteriors([model], tr)
+    assert len(calls) == 4 and np.array_equal(again, first)
+    shutil.rmtree(model.parent / engine.POSTERIOR_CACHE)
+    (model.parent / engine.POSTERIOR_CACHE).write_text("a file where the folder would be")
+    _, (plain,) = engine.tuning_posteriors([model], tr)
+    assert len(calls) == 5 and np.array_equal(plain, first)
