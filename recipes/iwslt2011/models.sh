@@ -32,20 +32,20 @@ experiments+=(
   "tbrnn_all_s50_b32_f1|conf/tbrnn.yaml|train|slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32"
   # DRNN-LWMA-pre as conf/drnn_lwma_pre.yaml has it now (batches of 32, dropout 0.2, select_by f1), a member of ens_all3_bias
   # DRNN-LWMA as conf/drnn_lwma.yaml has it now, ended by hand after 4 epochs (validation F1 56.2, 56.4, 57.8, 58.5)
-  "drnn_lwma_2m_b32_f1_drop2|conf/drnn_lwma.yaml|train_2m|max_epochs=4"
+  "drnn_lwma_2m_b32_f1_drop2|conf/drnn_lwma.yaml|train_2m|lr_schedule=constant patience=5 max_epochs=4"
   # (ended by hand after 8 epochs: validation F1 fell for 3 epochs after epoch 5's 59.8)
-  "drnn_lwma_pre_2m_b32_f1_drop2|conf/drnn_lwma_pre.yaml|train_2m|max_epochs=8"
+  "drnn_lwma_pre_2m_b32_f1_drop2|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=constant patience=5 max_epochs=8"
   # LMC-1 with dropout 0.2 (conf/lmc1.yaml), ended by hand after 4 epochs (validation F1 47.4, 47.9)
   "lmc1_2m_drop2|conf/lmc1.yaml|train_2m|patience=2 max_epochs=4"
   # T-BRNN-pre with punctuator2's pretrained vocabulary: the training words plus every GloVe word,
   # so a word never seen in training reads its GloVe vector instead of <unk>
-  "tbrnn_pre_2m_gv|conf/tbrnn_pre.yaml|train_2m|vocabulary=train+pretrained slice_length=50 decode_window=200 select_by=f1 max_epochs=8 batch_size=32"
+  "tbrnn_pre_2m_gv|conf/tbrnn_pre.yaml|train_2m|vocabulary=train+pretrained slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
   "tbrnn_pre_2m_ft|conf/tbrnn_pre.yaml|train_2m|init_from=@tbrnn_pre_2m_s50_b32_f1 slice_length=50 decode_window=200 batch_size=32 select_by=f1 optimizer=adam lr=0.0002 loss_reduction=mean lr_schedule=plateau patience=3 max_epochs=12"
-  "drnn_lwma_pre_2m_ft|conf/drnn_lwma_pre.yaml|train_2m|init_from=@drnn_lwma_pre_2m_b32_f1_drop2 max_epochs=12 lr=0.0003 lr_schedule=plateau patience=3"
-  "drnn_lwma_2m_ft|conf/drnn_lwma.yaml|train_2m|init_from=@drnn_lwma_2m_b32_f1_drop2 max_epochs=12 lr=0.0003 lr_schedule=plateau patience=3"
+  "drnn_lwma_pre_2m_ft|conf/drnn_lwma_pre.yaml|train_2m|init_from=@drnn_lwma_pre_2m_b32_f1_drop2 max_epochs=12 lr=0.0003 lr_decay=0.5"
+  "drnn_lwma_2m_ft|conf/drnn_lwma.yaml|train_2m|init_from=@drnn_lwma_2m_b32_f1_drop2 max_epochs=12 lr=0.0003 lr_decay=0.5"
   "lmc1_2m_ft|conf/lmc1.yaml|train_2m|init_from=@lmc1_2m_drop2 lr=0.0003 lr_schedule=plateau patience=3 max_epochs=10"
   # Ensembles of trained experiments (name|ensemble|EXP+EXP+...|[weights=...]; members are
   # experiment directories as named under exp/iwslt2011/, tags included): each word takes the
