@@ -411,10 +411,10 @@ def train(
     if warm and ck is None:
         try:
             model.load_state_dict(warm_ck["state_dict"])
-        except RuntimeError as e:
-            first = str(e).strip().splitlines()
-            raise PunctError(f"its weights do not fit this config's model_args ({first[1].strip() if len(first) > 1 else first[0]})",
-                             cfg.init_from) from None
+        except RuntimeError as e:  # torch's first line is a header, the second the first mismatch
+            lines = [x.strip() for x in str(e).strip().splitlines()]
+            detail = lines[1] if len(lines) > 1 else lines[0]
+            raise PunctError(f"its weights do not fit this config's model_args ({detail})", cfg.init_from) from None
         del warm_ck
     elif cfg.pretrained_embeddings and ck is None:
         _init_pretrained(model, inputs, cfg.pretrained_embeddings)
