@@ -366,8 +366,6 @@ def train(
         prog = _warm_progress(warm_ck, Path(cfg.init_from))
         log.info("warm start from %s (epoch %d): training on from its weights with this config", cfg.init_from,
                  prog["epoch"])
-        if main and isinstance(inputs, WordInputs):
-            inputs.vocab.write(exp_dir / "vocab.txt")
     else:
         ck = None
         from punct.datadir import load_utterances
@@ -379,10 +377,9 @@ def train(
         inputs = build_inputs(model_cls, (u.texts for u in utts), cfg, model_args, data_dir=train_dir, vocab=stage1_vocab)
         del utts
         model_args = _complete_model_args(cfg, inputs, stage1_extra)
-        prog = {"epoch": 0, "batch": 0, "loss_sum": 0.0, "loss_words": 0, "words": 0, "seconds": 0.0,
-                "best_ppl": float("inf"), "best_epoch": 0, "bad_epochs": 0, "history": []}
-        if main and isinstance(inputs, WordInputs):
-            inputs.vocab.write(exp_dir / "vocab.txt")
+        prog = _new_progress()
+    if ck is None and main and isinstance(inputs, WordInputs):  # a new run (fresh or warm)
+        inputs.vocab.write(exp_dir / "vocab.txt")
     if isinstance(inputs, WordInputs):
         log.info("vocabulary: %d entries (min_count %d)", len(inputs.vocab), cfg.min_count)
     else:
@@ -645,6 +642,12 @@ def _plateau_step(cfg: TrainConfig, prog: dict[str, Any], model: torch.nn.Module
              cfg.lr * prog["lr_scale"])
 
 
+def _new_progress() -> dict[str, Any]:
+    """The progress record of a run before its first epoch (kept in checkpoint.pt)."""
+    return {"epoch": 0, "batch": 0, "loss_sum": 0.0, "loss_words": 0, "words": 0, "seconds": 0.0,
+            "best_ppl": float("inf"), "best_epoch": 0, "bad_epochs": 0, "history": []}
+
+
 def _load_warm_start(model: str, path: str) -> dict[str, Any]:
     """The checkpoint ``path`` that a run of ``model`` trains on from (init_from of a one-stage model)."""
     p = Path(path)
@@ -662,15 +665,10 @@ def _warm_progress(ck0: dict[str, Any], path: Path) -> dict[str, Any]:
     (its train_log.tsv rows up to that model's epoch, when the file is beside it), so
     epoch numbers, max_epochs and the training time count the whole way to the model."""
     epoch = int(ck0.get("epoch") or 0)
-    history: list[dict[str, Any]] = []
     tsv = path.parent / "train_log.tsv"
-    if tsv.is_file():
-        for row in read_train_log(tsv):
-            if row["epoch"] <= epoch:
-                history.append(row)
-    return {"epoch": epoch, "batch": 0, "loss_sum": 0.0, "loss_words": 0, "words": 0, "seconds": 0.0,
-            "best_ppl": float("inf"), "best_f1": -math.inf, "best_epoch": epoch, "bad_epochs": 0, "history": history,
-            "warm_start": {"from": str(path), "epoch": epoch}}
+    history = [row for row in read_train_log(tsv) if row["epoch"] <= epoch] if tsv.is_file() else []
+    return dict(_new_progress(), epoch=epoch, best_epoch=epoch, history=history,
+                warm_start={"from": str(path), "epoch": epoch})
 
 
 def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int,
