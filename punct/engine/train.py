@@ -77,6 +77,11 @@ STOP_FILE = "stop"
 RESUMABLE_CHANGES = {"max_epochs", "patience", "threads", "checkpoint_minutes", "valid_batch_size", "stage1_cache_mb",
                      "decode_window", "precision"}
 
+#: parameters read only by one learning-rate schedule: under another schedule they change
+#: nothing, so a resume does not compare them (a constant-rate run trained before
+#: ``lr_decay`` had its conf value can be trained on)
+SCHEDULE_ONLY = {"lr_decay": "plateau", "halving_threshold": "halving"}
+
 LOG_COLUMNS = ("epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s")
 
 
@@ -222,8 +227,11 @@ def _check_resume(saved: dict[str, Any], cfg: TrainConfig, model_args: dict[str,
         saved["model_args"] = resolved_model_args(saved["model"], saved.get("model_args"))
     except PunctError:
         pass
-    for key in sorted(set(saved) | set(now)):
+    # the schedule before the parameters it reads, so a changed schedule is what is named
+    for key in sorted(set(saved) | set(now), key=lambda k: (k != "lr_schedule", k)):
         if key in RESUMABLE_CHANGES:
+            continue
+        if key in SCHEDULE_ONLY and saved.get("lr_schedule") == now.get("lr_schedule") != SCHEDULE_ONLY[key]:
             continue
         if saved.get(key) != now.get(key):
             raise PunctError(

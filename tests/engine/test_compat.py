@@ -58,3 +58,28 @@ def test_resume_refuses_a_changed_optimizer_setting(tiny_data, tmp_path):
     assert cfg.adagrad_accumulator_init == 1e-6
     with pytest.raises(PunctError, match="adagrad_accumulator_init was 0.0, now 1e-06"):
         train(cfg, tiny_data[0], tiny_data[1], exp)
+
+
+def test_resume_ignores_a_parameter_of_another_schedule(tiny_data, tmp_path):
+    """lr_decay is read only by lr_schedule plateau: a constant-rate checkpoint written before
+    lr_decay existed (so 0.5) trains on with 0.3 to the same weights; switching the schedule
+    itself to plateau is refused."""
+    import pytest
+
+    from punct.errors import PunctError
+
+    tr, dev = tiny_data
+    for schedule, ok in (("constant", True), ("plateau", False)):
+        exp = tmp_path / schedule
+        exp.mkdir()
+        shutil.copy(OLD / "checkpoint_epoch1.pt", exp / "checkpoint.pt")
+        cfg = load_config(ROOT / "conf" / "tbrnn.yaml", TrainConfig,
+                          OVERRIDES + ["max_epochs=2", "lr_decay=0.3", f"lr_schedule={schedule}"])
+        if not ok:
+            with pytest.raises(PunctError, match="lr_schedule was 'constant', now 'plateau'"):
+                train(cfg, tr, dev, exp)
+            continue
+        assert train(cfg, tr, dev, exp)["epoch"] == 2
+        want = torch.load(OLD / "state_epoch2.pt", weights_only=True)
+        got = ckpt.load(exp / "checkpoint.pt")["state_dict"]
+        assert all(torch.equal(want[k], got[k]) for k in want)
