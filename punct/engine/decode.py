@@ -22,6 +22,7 @@ Windows of many utterances are batched together (one stream per utterance).
 """
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from pathlib import Path
@@ -405,8 +406,9 @@ POSTERIOR_CACHE = "posteriors"
 def cached_posteriors(model_path: str | Path, data_dir: str | Path, utts) -> "np.ndarray":
     """The float64 posteriors [n_words, len(LABELS)] of ``posteriors(model_path, data_dir)``,
     kept in ``POSTERIOR_CACHE/`` beside the model under a key of the model file and every file
-    of the data directory (path, size, modification time): an ensemble's tuning decodes a
-    tuning set once per member, not once per ensemble. A folder that cannot be written
+    of the data directory (path, size, modification time) and of punct's own code (its
+    contents, so a changed model or featurizer never reads old posteriors): an ensemble's
+    tuning decodes a tuning set once per member, not once per ensemble. A folder that cannot be written
     (a shipped model) only means no cache."""
     import hashlib
     import json
@@ -417,7 +419,7 @@ def cached_posteriors(model_path: str | Path, data_dir: str | Path, utts) -> "np
 
     model_path, data_dir = Path(model_path), Path(data_dir)
     key = {"model": _file_identity(model_path),
-           "data": [_file_identity(f) for f in sorted(data_dir.iterdir()) if f.is_file()]}
+           "data": [_file_identity(f) for f in sorted(data_dir.iterdir()) if f.is_file()], "code": code_digest()}
     digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
     path = model_path.parent / POSTERIOR_CACHE / f"{data_dir.name}-{digest}.npz"
     n_words = sum(len(u.words) for u in utts)
@@ -460,6 +462,19 @@ def tune_ensemble_weights(model_paths: Sequence[str | Path], dev_dir: str | Path
     log.info("ensemble weights tuned on %s (%d weightings): %s, overall F1 %.2f (equal weights: %.2f)",
              dev_dir, len(rows), " ".join(f"{x:.3g}" for x in best), best_f1, rows[0]["f1"])
     return list(best), best_f1, rows
+
+
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of the contents of every Python file of the punct package: what decoding
+    computes can change only with it."""
+    import hashlib
+
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha1()
+    for f in sorted(root.rglob("*.py")):
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def _file_identity(path: Path) -> dict:

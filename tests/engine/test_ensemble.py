@@ -345,8 +345,8 @@ def test_bad_bias_options_are_one_line_errors(two_models, tiny_data, tmp_path, c
 
 def test_tuning_posteriors_are_cached_beside_each_model(two_models, tiny_data, tmp_path, monkeypatch):
     """A member decodes a tuning set once: later tunings (other ensembles with the same member)
-    read its posteriors from posteriors/ beside the model, until the model or a file of the set
-    changes; a folder that cannot be written only means no cache."""
+    read its posteriors from posteriors/ beside the model, until the model, a file of the set or
+    punct's code changes; a folder that cannot be written only means no cache."""
     import os
     import shutil
 
@@ -374,11 +374,14 @@ def test_tuning_posteriors_are_cached_beside_each_model(two_models, tiny_data, t
     os.utime(model, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the model retrained
     engine.tuning_posteriors([model], tr)
     assert len(calls) == 3 and len(list((model.parent / engine.POSTERIOR_CACHE).iterdir())) == 3
+    monkeypatch.setattr(engine, "code_digest", lambda: "other code")  # punct's code changed
+    engine.tuning_posteriors([model], tr)
+    assert len(calls) == 4 and len(list((model.parent / engine.POSTERIOR_CACHE).iterdir())) == 4
     for f in (model.parent / engine.POSTERIOR_CACHE).iterdir():  # a damaged cache file is decoded again
         f.write_bytes(b"junk")
     _, (again,) = engine.tuning_posteriors([model], tr)
-    assert len(calls) == 4 and np.array_equal(again, first)
+    assert len(calls) == 5 and np.array_equal(again, first)
     shutil.rmtree(model.parent / engine.POSTERIOR_CACHE)
     (model.parent / engine.POSTERIOR_CACHE).write_text("a file where the folder would be")
     _, (plain,) = engine.tuning_posteriors([model], tr)
-    assert len(calls) == 5 and np.array_equal(plain, first)
+    assert len(calls) == 6 and np.array_equal(plain, first)
