@@ -260,7 +260,10 @@ def render(rows: list[dict[str, Any]]) -> str:
                 if isinstance(bias, dict):
                     notes.append("bias " + " ".join(f"{mark_of(k)} {v:+g}" for k, v in bias.items() if k in MARK_LABELS))
             decoded = r["decode"].get("model_epoch")
-            if decoded and tr.get("epochs", 0) > 1:
+            averaged = r["decode"].get("model_averaged_epochs")
+            if averaged:
+                notes.append("average of the models of epochs " + ", ".join(map(str, averaged)))
+            elif decoded and tr.get("epochs", 0) > 1:
                 notes.append(f"model of epoch {decoded}")  # the checkpoint this row was decoded with
             elif tr.get("best_epoch") and tr.get("epochs", 0) > 1:
                 notes.append(f"best {tr['best_epoch']}")
@@ -582,7 +585,7 @@ ROW_MERGED_SECTIONS = {"asr": 2, "wer_checks": 2}
 #: what the tables read of a row: kept in the ledger, the rest (confusion matrices, counts) is not
 _LEDGER_KEYS = {
     "report": ("classes", "per_class", "overall", "ser", "err", "boundary", "sentence", "wer", "transfer"),
-    "decode": ("words_per_s", "model_epoch"),
+    "decode": ("words_per_s", "model_epoch", "model_averaged_epochs"),
     "train": ("epochs", "best_epoch", "train_hours", "train_wps", "stopped", "run.cmd", "cmd", "model", "train_words",
               "members"),
 }

@@ -32,6 +32,10 @@ class TrainConfig:
     #: lr_schedule plateau: the factor applied to the rate after an epoch without improvement
     lr_decay: float = 0.5
     warmup_steps: int = 0
+    #: keep the models of the N best epochs (by select_by) in ``epochs/`` and, when training
+    #: ends, average their weights; the average replaces best.pt when it validates better
+    #: (checkpoint averaging, as speech toolkits do; 0 = off, else at least 2)
+    average_best: int = 0
     #: lr_schedule halving: an epoch "improves" when log(best ppl) >= threshold * log(new ppl)
     halving_threshold: float = 1.003
     #: max L2 norm of the whole gradient (0: no clipping)
@@ -125,6 +129,8 @@ class TrainConfig:
             raise ValueError(f"precision must be fp32 or bf16, got {self.precision!r}")
         if self.loss_reduction not in ("mean", "sum"):
             raise ValueError(f"loss_reduction must be mean or sum, got {self.loss_reduction!r}")
+        if self.average_best < 0 or self.average_best == 1:
+            raise ValueError(f"average_best must be 0 (off) or at least 2 (epochs to average), got {self.average_best}")
         if self.halving_threshold < 1.0:
             raise ValueError(f"halving_threshold must be >= 1, got {self.halving_threshold}")
         for name in ("warmup_steps", "epoch_slices", "valid_slices"):

@@ -206,6 +206,8 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
         stats.update(words=n_words, seconds=round(dt, 3), words_per_s=round(n_words / max(dt, 1e-9), 1),
                      model=ck.get("model"), model_epoch=ck.get("epoch"), window=window, batch_size=batch_size,
                      threads=torch.get_num_threads())
+        if ck.get("averaged_epochs"):  # a checkpoint average (TrainConfig average_best)
+            stats["model_averaged_epochs"] = ck["averaged_epochs"]
     out = []
     for u, p in zip(utts, preds):
         if len(p) != len(u.words):

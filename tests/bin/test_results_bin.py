@@ -148,6 +148,11 @@ def test_a_run_stopped_by_hand_is_not_still_training(tmp_path):
     assert "2 (best 2, still training)" in results.render(results.collect(exp))
     (d / "train_done.json").write_text(json.dumps({"stopped": "by hand", "epochs": 2}))
     assert "2 (best 2, stopped by hand)" in results.render(results.collect(exp))
+    (d / "decode_t" / "decode_stats.json").write_text(json.dumps({"model_epoch": 2, "words_per_s": 9}))
+    assert "2 (model of epoch 2, stopped by hand)" in results.render(results.collect(exp))
+    # a checkpoint average (average_best) is named by its epochs
+    (d / "decode_t" / "decode_stats.json").write_text(json.dumps({"model_epoch": 2, "model_averaged_epochs": [1, 2]}))
+    assert "2 (average of the models of epochs 1, 2, stopped by hand)" in results.render(results.collect(exp))
 
 
 def test_published_row_follows_the_first_row_of_its_model(tmp_path):

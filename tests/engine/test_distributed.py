@@ -56,3 +56,10 @@ def test_two_ranks_match_one_process(tiny_data, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     assert ckpt.load(two / "checkpoint.pt")["progress"]["epoch"] == 2
     assert '"why": "enough"' in (two / "train_done.json").read_text()
+    # average_best switched on for a third epoch: both ranks validate the average together
+    (two / "stop").unlink()
+    r = two_ranks(args3 + ["average_best=2"], 120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    prog = ckpt.load(two / "checkpoint.pt")["progress"]
+    assert prog["epoch"] == 3 and len(prog["averaged"]) == 2 and prog["averaged"][-1] == 3
+    assert ckpt.load(two / "epochs" / "average.pt")["averaged_epochs"] == prog["averaged"]

@@ -303,3 +303,58 @@ def test_warm_start_refuses_another_model_or_shape(tiny_data, tmp_path):
                       ["batch_size=4", "slice_length=20", "max_epochs=1", "threads=1", f"init_from={first / 'best.pt'}"])
     with pytest.raises(PunctError, match="init_from is a tbrnn model; a tlstm run"):
         train(cfg, tr, dev, tmp_path / "c")
+
+
+def test_average_best_keeps_the_best_epochs_and_averages_them(tiny_data, tmp_path):
+    """average_best=2 keeps the models of the two best epochs (by valid F1) in epochs/, and at
+    the end writes their mean to epochs/average.pt, which is best.pt only if it validates
+    better. Training itself is untouched: checkpoint.pt holds the same weights as without it."""
+    import json
+
+    from punct.engine.train import average_state_dicts
+
+    tr, dev = tiny_data
+    plain = tmp_path / "plain"
+    train(tiny_cfg("max_epochs=3", "select_by=f1"), tr, dev, plain)
+    exp = tmp_path / "avg"
+    prog = train(tiny_cfg("max_epochs=3", "select_by=f1", "average_best=2"), tr, dev, exp)
+    a, b = ckpt.load(plain / "checkpoint.pt"), ckpt.load(exp / "checkpoint.pt")
+    assert all(torch.equal(a["state_dict"][k], b["state_dict"][k]) for k in a["state_dict"])
+    rows = prog["history"]
+    want = sorted(sorted(rows, key=lambda r: (-r["valid_f1"], r["epoch"]))[:2], key=lambda r: r["epoch"])
+    kept = sorted(int(f.stem) for f in (exp / "epochs").glob("[0-9]*.pt"))
+    assert kept == [r["epoch"] for r in want] == prog["averaged"]
+    for e in kept:  # each kept file is that epoch's model, with its scores
+        assert ckpt.load(exp / "epochs" / f"{e}.pt")["valid_f1"] == rows[e - 1]["valid_f1"]
+    avg = ckpt.load(exp / "epochs" / "average.pt")
+    mean = average_state_dicts([ckpt.load(exp / "epochs" / f"{e}.pt")["state_dict"] for e in kept])
+    assert avg["averaged_epochs"] == kept and all(torch.equal(mean[k], avg["state_dict"][k]) for k in mean)
+    best = ckpt.load(exp / "best.pt")
+    done = json.loads((exp / "train_done.json").read_text())
+    best_row = max(rows, key=lambda r: r["valid_f1"])
+    if avg["valid_f1"] > best_row["valid_f1"]:
+        assert best["averaged_epochs"] == kept and done["averaged_epochs"] == kept
+    else:
+        assert "averaged_epochs" not in best and best["epoch"] == best_row["epoch"] and "averaged_epochs" not in done
+    mtime = (exp / "epochs" / "average.pt").stat().st_mtime_ns
+    train(tiny_cfg("max_epochs=3", "select_by=f1", "average_best=2"), tr, dev, exp)  # a rerun does nothing
+    assert (exp / "epochs" / "average.pt").stat().st_mtime_ns == mtime
+
+
+def test_average_best_switched_on_when_resuming(tiny_data, tmp_path):
+    """average_best may be set when a run is trained on: its best model so far is the first one
+    kept, and the epochs after it are added."""
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    prog = train(tiny_cfg("max_epochs=2", "select_by=f1"), tr, dev, exp)
+    first = prog["best_epoch"]
+    prog = train(tiny_cfg("max_epochs=3", "select_by=f1", "average_best=3"), tr, dev, exp)
+    assert sorted({first, 3}) == prog["averaged"]
+    assert sorted(int(f.stem) for f in (exp / "epochs").glob("[0-9]*.pt")) == prog["averaged"]
+
+
+def test_average_best_must_average_two(tmp_path):
+    with pytest.raises(PunctError, match="average_best must be 0"):
+        tiny_cfg("average_best=1")
+    with pytest.raises(PunctError, match="average_best must be 0"):
+        tiny_cfg("average_best=-2")
