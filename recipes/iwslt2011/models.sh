@@ -40,6 +40,9 @@ experiments+=(
   # T-BRNN-pre with punctuator2's pretrained vocabulary: the training words plus every GloVe word,
   # so a word never seen in training reads its GloVe vector instead of <unk>
   "tbrnn_pre_2m_gv|conf/tbrnn_pre.yaml|train_2m|vocabulary=train+pretrained slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32"
+  # the same run again (the same seed, so the same epochs), keeping the models of its three best
+  # epochs and averaging them at the end (average_best): what checkpoint averaging adds
+  "tbrnn_pre_2m_gv_avg|conf/tbrnn_pre.yaml|train_2m|vocabulary=train+pretrained slice_length=50 decode_window=200 select_by=f1 max_epochs=5 batch_size=32 average_best=3"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
