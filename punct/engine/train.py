@@ -494,6 +494,8 @@ def train(
     if cfg.average_best and "snapshots" not in prog:
         # switched on now (it may be, on a resume): the best model so far is the first one kept
         prog["snapshots"] = _seed_snapshots(exp_dir, prog, main, world)
+    elif cfg.average_best and len(prog["snapshots"]) > cfg.average_best:  # a smaller N on a resume
+        prog["snapshots"] = _best_snapshots(cfg, prog["snapshots"])
 
     n_epoch = min(len(train_sl), cfg.epoch_slices) if cfg.epoch_slices else len(train_sl)
     last_save = time.monotonic()
@@ -706,13 +708,18 @@ def _keep_snapshot(cfg: TrainConfig, prog: dict[str, Any], exp_dir: Path, payloa
     The files of dropped epochs are deleted by ``_prune_snapshots`` once the checkpoint
     no longer lists them."""
     row = {"epoch": payload["epoch"], "valid_ppl": payload["valid_ppl"], "valid_f1": payload["valid_f1"]}
-    kept = [s for s in prog["snapshots"] if s["epoch"] != row["epoch"]] + [row]
-    key = (lambda s: (-s["valid_f1"], s["epoch"])) if cfg.select_by == "f1" else (lambda s: (s["valid_ppl"], s["epoch"]))
-    kept = sorted(kept, key=key)[:cfg.average_best]
+    kept = _best_snapshots(cfg, [s for s in prog["snapshots"] if s["epoch"] != row["epoch"]] + [row])
     if main and row in kept:
         (exp_dir / SNAPSHOT_DIR).mkdir(exist_ok=True)
         ckpt.save(exp_dir / SNAPSHOT_DIR / f"{row['epoch']}.pt", payload)
-    prog["snapshots"] = sorted(kept, key=lambda s: s["epoch"])
+    prog["snapshots"] = kept
+
+
+def _best_snapshots(cfg: TrainConfig, snapshots: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``average_best`` best of ``snapshots`` by select_by (an earlier epoch wins a tie),
+    in epoch order."""
+    key = (lambda s: (-s["valid_f1"], s["epoch"])) if cfg.select_by == "f1" else (lambda s: (s["valid_ppl"], s["epoch"]))
+    return sorted(sorted(snapshots, key=key)[:cfg.average_best], key=lambda s: s["epoch"])
 
 
 def _prune_snapshots(exp_dir: Path, snapshots: list[dict[str, Any]]) -> None:

@@ -358,3 +358,15 @@ def test_average_best_must_average_two(tmp_path):
         tiny_cfg("average_best=1")
     with pytest.raises(PunctError, match="average_best must be 0"):
         tiny_cfg("average_best=-2")
+
+
+def test_average_best_lowered_on_a_resume(tiny_data, tmp_path):
+    """A smaller average_best on a resume keeps only that many of the kept epochs."""
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    train(tiny_cfg("max_epochs=3", "select_by=f1", "average_best=3"), tr, dev, exp)
+    prog = train(tiny_cfg("max_epochs=4", "select_by=f1", "average_best=2"), tr, dev, exp)
+    rows = prog["history"]
+    want = sorted(r["epoch"] for r in sorted(rows, key=lambda r: (-r["valid_f1"], r["epoch"]))[:2])
+    assert prog["averaged"] == want
+    assert sorted(int(f.stem) for f in (exp / "epochs").glob("[0-9]*.pt")) == want
