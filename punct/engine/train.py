@@ -59,6 +59,7 @@ import torch.nn.functional as F
 
 from punct.config import dump_yaml, to_dict
 from punct.engine import checkpoint as ckpt
+from punct.engine.averaging import average_snapshots, best_snapshots, keep_snapshot, prune_snapshots, seed_snapshots
 from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
 from punct.engine.inputs import WordInputs, build_inputs, inputs_from_checkpoint
@@ -77,9 +78,6 @@ STOP_FILE = "stop"
 RESUMABLE_CHANGES = {"max_epochs", "patience", "threads", "checkpoint_minutes", "valid_batch_size", "stage1_cache_mb",
                      "decode_window", "precision", "average_best"}
 
-#: average_best: the folder of the kept epoch models (``N.pt``, as best.pt) and the average
-SNAPSHOT_DIR = "epochs"
-AVERAGE_FILE = "average.pt"
 
 #: parameters read only by one learning-rate schedule: under another schedule they change
 #: nothing, so a resume does not compare them (a constant-rate run trained before
@@ -493,9 +491,9 @@ def train(
 
     if cfg.average_best and "snapshots" not in prog:
         # switched on now (it may be, on a resume): the best model so far is the first one kept
-        prog["snapshots"] = _seed_snapshots(exp_dir, prog, main, world)
+        prog["snapshots"] = seed_snapshots(exp_dir, prog, main, world)
     elif cfg.average_best and len(prog["snapshots"]) > cfg.average_best:  # a smaller N on a resume
-        prog["snapshots"] = _best_snapshots(cfg, prog["snapshots"])
+        prog["snapshots"] = best_snapshots(cfg, prog["snapshots"])
 
     n_epoch = min(len(train_sl), cfg.epoch_slices) if cfg.epoch_slices else len(train_sl)
     last_save = time.monotonic()
@@ -585,7 +583,7 @@ def train(
         else:
             improved = ppl < prog["best_ppl"]
         if cfg.average_best:  # this epoch's weights, before a schedule goes back to the best ones
-            _keep_snapshot(cfg, prog, exp_dir, dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1),
+            keep_snapshot(cfg, prog, exp_dir, dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1),
                            main)
         if cfg.lr_schedule == "halving":
             _halving_step(cfg, prog, ppl, improved, model, exp_dir / "best.pt")
@@ -608,14 +606,16 @@ def train(
         if main:
             _write_log(exp_dir, prog["history"])
             if cfg.average_best:  # only now that the checkpoint no longer lists them
-                _prune_snapshots(exp_dir, prog["snapshots"])
+                prune_snapshots(exp_dir, prog["snapshots"])
 
     if stop_reason is not None and prog["best_epoch"] == 0:
         raise PunctError(f"a stop was requested before the first epoch ended, so there is no model to keep "
                          f"(remove the file to train)", exp_dir / STOP_FILE)
     snaps = [s["epoch"] for s in prog.get("snapshots", [])] if cfg.average_best else []
     if len(snaps) >= 2 and prog.get("averaged") != sorted(snaps):
-        _average_snapshots(cfg, prog, model, exp_dir, valid_sl, inputs, payload_common, rank, world)
+        average_snapshots(cfg, prog, model, exp_dir, payload_common, rank, world,
+                          validate=lambda: evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices,
+                                                    rank, world, cfg.precision))
         save_checkpoint()
     if stop_reason is not None:
         why = "by hand"
@@ -671,114 +671,6 @@ def _plateau_step(cfg: TrainConfig, prog: dict[str, Any], model: torch.nn.Module
     prog["lr_scale"] = prog.get("lr_scale", 1.0) * cfg.lr_decay
     log.info("lr plateau: back to the weights of epoch %d; the learning rate is now %.4g", prog["best_epoch"],
              cfg.lr * prog["lr_scale"])
-
-
-def _better(cfg: TrainConfig, a: dict[str, Any], b: dict[str, Any] | None) -> bool:
-    """Whether scores ``a`` (valid_ppl, valid_f1) beat ``b`` by select_by (ties do not)."""
-    if b is None:
-        return True
-    if cfg.select_by == "f1":
-        return a["valid_f1"] > b["valid_f1"]
-    return a["valid_ppl"] < b["valid_ppl"]
-
-
-def _seed_snapshots(exp_dir: Path, prog: dict[str, Any], main: bool, world: int) -> list[dict[str, Any]]:
-    """average_best switched on: the snapshot list starts with best.pt, if it is the model of
-    the best epoch so far (not an average), copied to ``epochs/E.pt``."""
-    best = exp_dir / "best.pt"
-    seeded: list[dict[str, Any]] = []
-    if prog["best_epoch"] and best.is_file():
-        ck = ckpt.load(best)
-        if ck.get("epoch") == prog["best_epoch"] and not ck.get("averaged_epochs"):
-            seeded = [{"epoch": ck["epoch"], "valid_ppl": ck.get("valid_ppl", prog["best_ppl"]),
-                       "valid_f1": ck.get("valid_f1", prog.get("best_f1", math.nan))}]
-            if main:
-                (exp_dir / SNAPSHOT_DIR).mkdir(exist_ok=True)
-                ckpt.save(exp_dir / SNAPSHOT_DIR / f"{ck['epoch']}.pt", ck)
-    if world > 1:
-        import torch.distributed as dist
-
-        dist.barrier()
-    return seeded
-
-
-def _keep_snapshot(cfg: TrainConfig, prog: dict[str, Any], exp_dir: Path, payload: dict[str, Any], main: bool) -> None:
-    """average_best: write this epoch's model to ``epochs/E.pt`` and keep the best
-    ``average_best`` epochs (by select_by; an earlier epoch wins a tie) in prog["snapshots"].
-    The files of dropped epochs are deleted by ``_prune_snapshots`` once the checkpoint
-    no longer lists them."""
-    row = {"epoch": payload["epoch"], "valid_ppl": payload["valid_ppl"], "valid_f1": payload["valid_f1"]}
-    kept = _best_snapshots(cfg, [s for s in prog["snapshots"] if s["epoch"] != row["epoch"]] + [row])
-    if main and row in kept:
-        (exp_dir / SNAPSHOT_DIR).mkdir(exist_ok=True)
-        ckpt.save(exp_dir / SNAPSHOT_DIR / f"{row['epoch']}.pt", payload)
-    prog["snapshots"] = kept
-
-
-def _best_snapshots(cfg: TrainConfig, snapshots: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The ``average_best`` best of ``snapshots`` by select_by (an earlier epoch wins a tie),
-    in epoch order."""
-    key = (lambda s: (-s["valid_f1"], s["epoch"])) if cfg.select_by == "f1" else (lambda s: (s["valid_ppl"], s["epoch"]))
-    return sorted(sorted(snapshots, key=key)[:cfg.average_best], key=lambda s: s["epoch"])
-
-
-def _prune_snapshots(exp_dir: Path, snapshots: list[dict[str, Any]]) -> None:
-    keep = {f"{s['epoch']}.pt" for s in snapshots}
-    folder = exp_dir / SNAPSHOT_DIR
-    if folder.is_dir():
-        for f in folder.glob("*.pt"):
-            if f.name not in keep:
-                f.unlink(missing_ok=True)
-
-
-def average_state_dicts(states: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
-    """The element-wise mean of the floating-point tensors of ``states`` (same keys and
-    shapes); other tensors (counts, indices) are taken from the last."""
-    if not states:
-        raise ValueError("no models to average")
-    out = {}
-    for k, last in states[-1].items():
-        if torch.is_floating_point(last):
-            out[k] = (torch.stack([s[k].to(torch.float64) for s in states]).mean(0)).to(last.dtype)
-        else:
-            out[k] = last.clone()
-    return out
-
-
-def _average_snapshots(cfg: TrainConfig, prog: dict[str, Any], model: torch.nn.Module, exp_dir: Path, valid_sl,
-                       inputs, payload_common, rank: int, world: int) -> None:
-    """Training has ended: average the kept epoch models, validate the average, write it to
-    ``epochs/average.pt`` and, if it beats the best epoch, to best.pt. The model's own
-    (training) weights are put back, so checkpoint.pt still resumes the training."""
-    if world > 1:
-        import torch.distributed as dist
-
-        dist.barrier()  # rank 0 has written the snapshots
-    epochs = sorted(s["epoch"] for s in prog["snapshots"])
-    folder = exp_dir / SNAPSHOT_DIR
-    missing = [e for e in epochs if not (folder / f"{e}.pt").is_file()]
-    if missing:
-        raise PunctError(f"the model of epoch {missing[0]} to average is missing (delete checkpoint.pt's run or "
-                         f"set average_best=0)", folder / f"{missing[0]}.pt")
-    own = {k: v.clone() for k, v in model.state_dict().items()}
-    model.load_state_dict(average_state_dicts([ckpt.load(folder / f"{e}.pt")["state_dict"] for e in epochs]))
-    ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world, cfg.precision)
-    scores = {"valid_ppl": ppl, "valid_f1": f1}
-    best = {"valid_ppl": prog["best_ppl"], "valid_f1": prog.get("best_f1", -math.inf)}
-    wins = _better(cfg, scores, best)
-    log.info("average of epochs %s: valid ppl %.4f, valid F1 %.1f; best epoch %d: ppl %.4f, F1 %.1f -> %s",
-             ", ".join(map(str, epochs)), ppl, f1, prog["best_epoch"], best["valid_ppl"], best["valid_f1"],
-             "the average is best.pt" if wins else "best.pt stays")
-    if rank == 0:
-        payload = dict(payload_common(), epoch=max(epochs), averaged_epochs=epochs, **scores)
-        ckpt.save(folder / AVERAGE_FILE, payload)
-        if wins:
-            ckpt.save(exp_dir / "best.pt", payload)
-    if wins:
-        prog.update(best_ppl=ppl, best_f1=f1, best_averaged=epochs)
-    prog["averaged"] = epochs
-    model.load_state_dict(own)
-    model.train()
 
 
 def _new_progress() -> dict[str, Any]:

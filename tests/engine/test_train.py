@@ -311,7 +311,7 @@ def test_average_best_keeps_the_best_epochs_and_averages_them(tiny_data, tmp_pat
     better. Training itself is untouched: checkpoint.pt holds the same weights as without it."""
     import json
 
-    from punct.engine.train import average_state_dicts
+    from punct.engine.averaging import average_state_dicts
 
     tr, dev = tiny_data
     plain = tmp_path / "plain"
