@@ -21,6 +21,15 @@ OVERRIDES = ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_ar
              "loss_reduction=mean"]
 
 
+def assert_same_weights(want: dict, got: dict) -> None:
+    """The fixture's weights were written on another CPU: its float kernels (AVX2 against
+    AVX-512, say) round differently, about 1e-7 after one epoch here. A resume that lost the
+    optimizer state, the data order or the rate moves the weights by 1e-3 or more."""
+    assert want.keys() <= got.keys()
+    for k in want:
+        torch.testing.assert_close(got[k], want[k], rtol=1e-5, atol=1e-5, msg=lambda m, k=k: f"{k}: {m}")
+
+
 def test_old_checkpoint_decodes_identically(tiny_data):
     _, dev = tiny_data
     model, vocab, ck = ckpt.load_model(OLD / "best.pt")
@@ -39,8 +48,7 @@ def test_old_checkpoint_resumes_to_the_same_weights(tiny_data, tmp_path):
     assert prog["epoch"] == 2
     want = torch.load(OLD / "state_epoch2.pt", weights_only=True)
     got = ckpt.load(exp / "checkpoint.pt")["state_dict"]
-    for k in want:
-        assert torch.equal(want[k], got[k]), k
+    assert_same_weights(want, got)
 
 
 def test_resume_refuses_a_changed_optimizer_setting(tiny_data, tmp_path):
@@ -82,4 +90,4 @@ def test_resume_ignores_a_parameter_of_another_schedule(tiny_data, tmp_path):
         assert train(cfg, tr, dev, exp)["epoch"] == 2
         want = torch.load(OLD / "state_epoch2.pt", weights_only=True)
         got = ckpt.load(exp / "checkpoint.pt")["state_dict"]
-        assert all(torch.equal(want[k], got[k]) for k in want)
+        assert_same_weights(want, got)
