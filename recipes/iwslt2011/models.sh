@@ -43,11 +43,11 @@ experiments+=(
   # the same run again (the same seed, so the same epochs), keeping the models of its three best
   # epochs and averaging them at the end (average_best): what checkpoint averaging adds
   "tbrnn_pre_2m_gv_avg|conf/tbrnn_pre.yaml|train_2m|vocabulary=train+pretrained slice_length=50 decode_window=200 select_by=f1 max_epochs=5 batch_size=32 average_best=3"
-  # the same with dropout 0.2 on the embeddings, the bidirectional states and the softmax input
-  # (punctuator2 has none): the gv run peaked at epoch 4-5 while its training loss still fell;
-  # _plateau also goes back to the best weights at half the rate after an epoch without gain
+  # the same with dropout on the embeddings, the bidirectional states and the softmax input
+  # (model_args.dropout; punctuator2 has none): the gv run peaked at epoch 4-5 while its training
+  # loss still fell
   "tbrnn_pre_2m_gv_drop2|conf/tbrnn_pre.yaml|train_2m|vocabulary=train+pretrained slice_length=50 decode_window=200 select_by=f1 max_epochs=8 batch_size=32 model_args.dropout=0.2 average_best=3"
-  "tbrnn_pre_2m_gv_drop2_plateau|conf/tbrnn_pre.yaml|train_2m|vocabulary=train+pretrained slice_length=50 decode_window=200 select_by=f1 max_epochs=10 batch_size=32 model_args.dropout=0.2 lr_schedule=plateau lr_decay=0.5 patience=3 average_best=3"
+  "tbrnn_pre_2m_gv_drop1|conf/tbrnn_pre.yaml|train_2m|vocabulary=train+pretrained slice_length=50 decode_window=200 select_by=f1 max_epochs=8 batch_size=32 model_args.dropout=0.1 average_best=3"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
