@@ -11,6 +11,7 @@ import sys
 #: subcommand -> (module under punct.bin, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("score", "score punctuation of a hypothesis against a reference"),
+    "compare": ("compare", "is one hypothesis' punctuation better than another's? (paired bootstrap)"),
     "restore": ("restore", "punctuate ASR output (CTM, TextGrid, JSON, text) with a trained model"),
     "align": ("align_one", "force-align one recording to its transcript"),
     "train": ("train", "train a model from a config on prepared data directories"),

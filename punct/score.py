@@ -35,7 +35,7 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
@@ -112,6 +112,8 @@ class ScoreReport:
     confusion: dict[str, dict[str, int]]
     errors: list[SlotError] = field(default_factory=list)
     transfer: TransferStats | None = None
+    #: bootstrap intervals (punct.significance.Intervals), when asked for
+    bootstrap: Any = None
 
     # -- derived counts -----------------------------------------------------
     @property
@@ -216,6 +218,7 @@ class ScoreReport:
                           "matrix": [[self.confusion[r][h] for h in LABELS] for r in LABELS]},
             "wer": self.wer,
             "transfer": None if self.transfer is None else self.transfer.to_dict(),
+            **({"bootstrap": self.bootstrap.to_dict()} if self.bootstrap is not None else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -250,6 +253,8 @@ class ScoreReport:
         lines.append(f"SER {f(self.ser)}  (S {self.substitutions} + D {self.deletions} + I {self.insertions}"
                      f" over {self.ref_marks} reference marks)")
         lines.append(f"Err {f(self.err)}  ({self.wrong_slots} wrong of {self.slots} slots)")
+        if self.bootstrap is not None:
+            lines.append(self.bootstrap.format().rstrip("\n"))
         t = self.transfer
         if t is not None and (t.word_errors or t.dropped or t.moved):
             lines.append(f"WER {f(t.wer)}  (S {t.substitutions} + D {t.deletions} + I {t.insertions} over "
@@ -334,14 +339,26 @@ def _check_labels(utts: Sequence[Utterance], side: str) -> None:
                 raise PunctError(f"{side} utterance {u.id!r}: unknown label {w.label!r}")
 
 
-def score_utterances(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
-                     normalize: Callable[[str], str] = normalize_word) -> ScoreReport:
-    """Score hypothesis utterances against reference utterances, aligning their words.
+@dataclass
+class SlotStream:
+    """The slots of one aligned stretch of text: reference and hypothesis label per slot."""
+
+    utt: str | None
+    ref: list[str]
+    hyp: list[str]
+    words: list[str]
+    #: (utterance, index) per slot when the stretch joins several utterances
+    locs: list[tuple[str, int]] | None = None
+
+
+def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
+                  normalize: Callable[[str], str] = normalize_word) -> tuple[list[SlotStream], TransferStats]:
+    """The slots that score_utterances scores, stretch by stretch, and the transfer statistics.
 
     When both sides have the same utterance ids, utterances are aligned one by
-    one; otherwise all words of each side (in the given order) form one stream.
-    The slots are the hypothesis words; their reference labels are the
-    reference marks transferred onto them (punct.transfer.transfer_marks).
+    one (a stretch each); otherwise all words of each side (in the given order)
+    form one stream. The slots are the hypothesis words; their reference labels
+    are the reference marks transferred onto them (punct.transfer.transfer_marks).
     """
     _check_labels(ref_utts, "reference")
     _check_labels(hyp_utts, "hypothesis")
@@ -357,10 +374,26 @@ def score_utterances(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance
                      len(ref_utts), len(hyp_utts))
         locs = [(u.id, k) for u in hyp_utts for k in range(len(u.words))]
         pairs = [(None, [w for u in ref_utts for w in u.words], [w for u in hyp_utts for w in u.words], locs)]
-    tally = _Tally()
     total = TransferStats()
+    streams = []
     for utt, ref_words, hyp_words, locs in pairs:
         projected, stats = transfer_marks(ref_words, hyp_words, normalize=normalize)
         total = total + stats
-        tally.add([w.label for w in projected], [w.label for w in hyp_words], [w.text for w in hyp_words], utt, locs)
-    return tally.report(total)
+        streams.append(SlotStream(utt, [w.label for w in projected], [w.label for w in hyp_words],
+                                  [w.text for w in hyp_words], locs))
+    return streams, total
+
+
+def score_streams(streams: Sequence[SlotStream], transfer: TransferStats | None = None) -> ScoreReport:
+    """Score the slots of aligned_slots."""
+    tally = _Tally()
+    for st in streams:
+        tally.add(st.ref, st.hyp, st.words, st.utt, st.locs)
+    return tally.report(transfer)
+
+
+def score_utterances(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
+                     normalize: Callable[[str], str] = normalize_word) -> ScoreReport:
+    """Score hypothesis utterances against reference utterances, aligning their words (aligned_slots)."""
+    streams, transfer = aligned_slots(ref_utts, hyp_utts, normalize)
+    return score_streams(streams, transfer)

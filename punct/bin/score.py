@@ -1,6 +1,7 @@
 """Score the punctuation of a hypothesis against a reference.
 
     punct score REF HYP [--ref-format F] [--hyp-format F] [--json] [--out-dir DIR]
+                        [--bootstrap N [--block-words W] [--level L] [--seed S]]
 
 REF and HYP are each a data directory (also a decode output directory), an
 IWSLT ``word<TAB>LABEL`` file, punctuated text (``.txt``, ``text.punct``) or an
@@ -8,7 +9,10 @@ Earnings ``.nlp`` file; the format is told from the name or the content unless
 given. When the words differ (ASR output) they are aligned by edit distance and
 the reference marks carried onto the hypothesis words. Prints the score table
 (or JSON) on stdout; with --out-dir writes report.txt, report.json,
-confusion.txt and errors.txt there. Never imports torch.
+confusion.txt and errors.txt there. With --bootstrap N the report adds
+confidence intervals of F1 and SER from N resamples of blocks of words
+(punct.significance); ``punct compare`` tests two hypotheses against each
+other. Never imports torch.
 """
 from __future__ import annotations
 
@@ -34,21 +38,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hyp-format", default=None, help="format of HYP (default: from its name or content)")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
     p.add_argument("--out-dir", default=None, help="also write report.txt, report.json, confusion.txt, errors.txt here")
+    add_significance_options(p, "--bootstrap", "also give confidence intervals of F1 and SER from N bootstrap "
+                             "resamples of blocks of words (e.g. 1000; default: none)")
     add_common(p)
     return p
+
+
+def add_significance_options(p: argparse.ArgumentParser, flag: str, help_n: str, default: int | None = None) -> None:
+    """The bootstrap's options, shared with punct compare."""
+    from punct import significance as sig
+
+    p.add_argument(flag, dest="resamples", type=int, default=default, metavar="N", help=help_n)
+    p.add_argument("--block-words", type=int, default=sig.BLOCK_WORDS, metavar="W",
+                   help=f"words per resampled block, cut inside each utterance (default {sig.BLOCK_WORDS})")
+    p.add_argument("--level", type=float, default=sig.LEVEL, help=f"coverage of the intervals (default {sig.LEVEL})")
+    p.add_argument("--seed", type=int, default=1, help="seed of the resampling (default 1)")
 
 
 def _main(args: argparse.Namespace) -> int:
     require_inputs([args.ref], "reference")
     require_inputs([args.hyp], "hypothesis")
     from punct.io import read_any
-    from punct.score import score_utterances
+    from punct.score import aligned_slots, score_streams
 
     ref = read_any(args.ref, args.ref_format)
     hyp = read_any(args.hyp, args.hyp_format)
     log.info("reference %s: %d utterances, %d words; hypothesis %s: %d utterances, %d words",
              args.ref, len(ref), sum(len(u) for u in ref), args.hyp, len(hyp), sum(len(u) for u in hyp))
-    report = score_utterances(ref, hyp)
+    streams, transfer = aligned_slots(ref, hyp)
+    report = score_streams(streams, transfer)
+    if args.resamples is not None:
+        from punct.significance import bootstrap_intervals
+
+        report.bootstrap = bootstrap_intervals(streams, args.block_words, args.resamples, args.level, args.seed)
     if report.ref_marks == 0:
         log.warning("the reference has no marks: precision, recall, F1 and SER are undefined")
     if args.out_dir:

@@ -393,9 +393,9 @@ def test_targets_compare_each_papers_model_on_its_budget(tmp_path):
     row = {c[0]: c for c in ([x.strip() for x in line.strip("|").split("|")]
                              for line in targets.splitlines() if line.startswith("| "))}
     assert row["T-BRNN (Tilk and Alumäe 2016, Table 2)"][1:] == ["63.1", "61.1", "`tbrnn_2m` 61.5", "-1.6", "yes",
-                                                                 "`tbrnn_all` 64.2"]
+                                                                 "-", "`tbrnn_all` 64.2"]
     assert row["DRNN-LWMA (Kim 2019)"][3:6] == ["`drnn_2m` 58.6", "-8.6", "no"]
-    assert row["DRNN-LWMA-pre (Kim 2019)"][3:6] == ["not measured", "-", "no"]
+    assert row["DRNN-LWMA-pre (Kim 2019)"][3:7] == ["not measured", "-", "no", "-"]
     assert ("Best single punct model: `tfm` 64.7 (below: 64.70, -3.90); best punct system: `ens` 69.0 "
             "(above: 69.00, +0.40).") in targets
     # a corpus without the papers' models has no targets section
@@ -403,3 +403,38 @@ def test_targets_compare_each_papers_model_on_its_budget(tmp_path):
     d = _scored(other, "earnings", "x", "e21", _report(50, 60, 10, 55.0))
     (d / "config.yaml").write_text("model: tbrnn\n")
     assert "### Targets" not in results.render(results.collect(other))
+
+
+def _counted_report(tp, s, d, i, slots):
+    """A report with the counts of real scoring: ``tp`` right marks (all commas), ``s`` commas
+    taken for periods, ``d`` deleted and ``i`` inserted commas, over ``slots`` slots."""
+    from punct.score import score_labels
+
+    ref = ["COMMA"] * tp + ["COMMA"] * s + ["COMMA"] * d + ["O"] * i
+    hyp = ["COMMA"] * tp + ["PERIOD"] * s + ["O"] * d + ["COMMA"] * i
+    ref += ["O"] * (slots - len(ref))
+    hyp += ["O"] * (slots - len(hyp))
+    return score_labels(ref, hyp).to_dict()
+
+
+def test_targets_give_the_interval_of_each_best_row(tmp_path):
+    """The interval of a row comes from its counts alone, for old reports (no confusion matrix) too,
+    and says when the published number lies inside it."""
+    from punct.significance import report_intervals
+
+    exp = tmp_path / "exp"
+    near = _counted_report(600, 100, 250, 250, 12000)  # overall F1 2*600/(1200+350+350) = 63.2
+    far = _counted_report(480, 150, 300, 300, 12000)
+    for name, model, rep in (("tbrnn_2m", "tbrnn", near), ("drnn_2m", "drnn_lwma", far)):
+        d = _scored(exp, "iwslt2011", name, "test2011", rep)
+        (d / "config.yaml").write_text(f"model: {model}\n")
+        (d / "train_data.json").write_text(json.dumps({"words": 2_100_000}))
+    targets = results.render(results.collect(exp)).split("### Targets on test2011")[1]
+    row = {c[0]: c for c in ([x.strip() for x in line.strip("|").split("|")]
+                             for line in targets.splitlines() if line.startswith("| "))}
+    lo, hi = report_intervals(near)["overall"]
+    assert lo < 63.1 < hi and hi - lo > 3  # about 1,000 marks: a few points wide
+    assert row["T-BRNN (Tilk and Alumäe 2016, Table 2)"][6] == f"{lo:.1f}-{hi:.1f} (paper inside)"
+    assert "(paper inside)" not in row["DRNN-LWMA (Kim 2019)"][6] and row["DRNN-LWMA (Kim 2019)"][6] != "-"
+    old = {k: v for k, v in near.items() if k not in ("counts", "confusion")}  # a ledger row's report
+    assert report_intervals(old) == report_intervals(near)

@@ -121,3 +121,27 @@ def test_python_m_punct_score(files):
     lines = r.stdout.splitlines()
     assert lines[0].split()[:4] == ["class", "ref", "hyp", "tp"]
     assert any(line.startswith("QUESTION") and line.split()[-1] == "100.0" for line in lines)
+
+
+def test_bootstrap_intervals_in_table_json_and_report(files, tmp_path, capsys):
+    ref, hyp = files
+    out = tmp_path / "scoring"
+    args = [str(ref), str(hyp), "--bootstrap", "200", "--block-words", "2"]
+    assert score.main(args + ["--out-dir", str(out)]) == 0
+    table = capsys.readouterr().out
+    line = next(x for x in table.splitlines() if x.startswith("95% intervals"))
+    assert "200 resamples of 4 blocks of 2 words" in line and "overall 40.0 [" in line
+    boot = json.loads((out / "report.json").read_text())["bootstrap"]
+    ov = boot["metrics"]["overall"]
+    assert ov["low"] <= ov["value"] <= ov["high"] and boot["resamples"] == 200 and boot["blocks"] == 4
+    assert score.main(args + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bootstrap"] == boot  # the seed fixes the resamples
+    assert score.main([str(ref), str(hyp), "--json"]) == 0
+    assert "bootstrap" not in json.loads(capsys.readouterr().out)  # only when asked for
+
+
+def test_bootstrap_on_too_little_text_is_one_line(files, capsys):
+    ref, hyp = files
+    assert score.main([str(ref), str(hyp), "--bootstrap", "100"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "at least 2 blocks of slots, got 1" in err[0]
