@@ -49,3 +49,21 @@ def test_hypotheses_over_different_words_are_one_line(dirs, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert err[0].startswith(f"error: {good} vs {short}: utterance 'talk3': 400 words in hypothesis A but 399 in B")
+
+
+def test_compare_and_bootstrap_do_not_import_torch(dirs):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    ref, good, bad = dirs
+    code = ("import sys\nfrom punct.bin import compare, score\n"
+            f"assert compare.main([{str(ref)!r}, {str(good)!r}, {str(bad)!r}, '--resamples', '50']) == 0\n"
+            f"assert score.main([{str(ref)!r}, {str(good)!r}, '--bootstrap', '50']) == 0\n"
+            "assert 'torch' not in sys.modules, 'torch imported'\n")
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(root)))
+    assert r.returncode == 0, r.stderr
+    assert "paired bootstrap" in r.stdout and "95% intervals" in r.stdout
