@@ -357,7 +357,9 @@ def render_targets(rows: list[dict[str, Any]], test_set: str = "test2011", margi
 
     def verdict(r) -> str:  # to two decimals: a row that rounds to the published number is still below it
         d = _overall_f1(r) - top_published
-        return f" ({'above' if d > 0 else 'below'}: {_overall_f1(r):.2f}, {d:+.2f})"
+        iv = interval(r, top_published)
+        return f" ({'above' if d > 0 else 'below'}: {_overall_f1(r):.2f}, {d:+.2f}" + \
+            (f"; 95% interval {iv}" if iv != "-" else "") + ")"
 
     out += ["", f"Best published: {top_published:.1f}. Best single punct model: "
             f"{name(single) + verdict(single) if single else '-'}; best punct system: {name(system)}{verdict(system)}.", ""]
