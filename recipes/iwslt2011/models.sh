@@ -56,6 +56,12 @@ experiments+=(
   # LMC-1 in one run with a linearly decaying rate: at a constant 0.001 it gained 0.4 F1 an
   # epoch by epoch 4, and one epoch at 0.0003 after it gained 1.1 (lmc1_2m_ft)
   "lmc1_2m_lin|conf/lmc1.yaml|train_2m|lr_schedule=linear max_epochs=6 average_best=3"
+  # DRNN-LWMA(-pre) in one session: Adam's rate decaying linearly from 0.001 to 0 over 10 epochs
+  # instead of the plateau decay, which needed 13 epochs and two sessions (drnn_lwma_pre_2m_ft).
+  # Two data-parallel processes ran an epoch in 13 minutes on the EPYC machine of 2026-11-25:
+  # ./run.sh --corpus iwslt2011 --models NAME --train-nproc 2 --train-overrides 'threads=1 precision=bf16'
+  "drnn_lwma_pre_2m_lin|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
+  "drnn_lwma_2m_lin|conf/drnn_lwma.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
