@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
 from punct.labels import LABELS, MARK_LABELS, O, SENTENCE_END, is_label
-from punct.transfer import TransferStats, normalize_word, transfer_marks
+from punct.transfer import TransferStats, normalize_word, transfer_marks_lost
 from punct.words import Utterance, Word
 
 log = logging.getLogger(__name__)
@@ -351,14 +351,23 @@ class SlotStream:
     locs: list[tuple[str, int]] | None = None
 
 
+#: the word of the slot of a dropped mark (``count_dropped``) in the error listing
+LOST_WORD = "<lost>"
+
+
 def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
-                  normalize: Callable[[str], str] = normalize_word) -> tuple[list[SlotStream], TransferStats]:
+                  normalize: Callable[[str], str] = normalize_word,
+                  count_dropped: bool = False) -> tuple[list[SlotStream], TransferStats]:
     """The slots that score_utterances scores, stretch by stretch, and the transfer statistics.
 
     When both sides have the same utterance ids, utterances are aligned one by
     one (a stretch each); otherwise all words of each side (in the given order)
     form one stream. The slots are the hypothesis words; their reference labels
     are the reference marks transferred onto them (punct.transfer.transfer_marks).
+    A reference mark dropped in the transfer (no hypothesis word left to take it,
+    or merged into a stronger mark) has no slot and is not scored; with
+    ``count_dropped`` each one gets a slot of its own after the word it was merged
+    into (hypothesis label O, word ``<lost>``), so it counts as a missed mark.
     """
     _check_labels(ref_utts, "reference")
     _check_labels(hyp_utts, "hypothesis")
@@ -377,11 +386,40 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
     total = TransferStats()
     streams = []
     for utt, ref_words, hyp_words, locs in pairs:
-        projected, stats = transfer_marks(ref_words, hyp_words, normalize=normalize)
+        projected, stats, lost = transfer_marks_lost(ref_words, hyp_words, normalize=normalize)
         total = total + stats
-        streams.append(SlotStream(utt, [w.label for w in projected], [w.label for w in hyp_words],
-                                  [w.text for w in hyp_words], locs))
+        st = SlotStream(utt, [w.label for w in projected], [w.label for w in hyp_words],
+                        [w.text for w in hyp_words], locs)
+        if count_dropped and lost:
+            st = _with_lost(st, lost)
+        streams.append(st)
     return streams, total
+
+
+def _with_lost(st: SlotStream, lost: Sequence[tuple[int, str]]) -> SlotStream:
+    """``st`` with a slot (reference mark, hypothesis O, word ``<lost>``) after hypothesis word j
+    for each lost mark (j, mark); j = -1 puts it first. Every slot keeps the (utterance, index) of
+    its hypothesis word in the error listing; a lost mark takes that of the word it follows."""
+    after: dict[int, list[str]] = {}
+    for j, lab in lost:
+        after.setdefault(j, []).append(lab)
+
+    def loc(k: int) -> tuple[str, int]:
+        return st.locs[k] if st.locs is not None else (st.utt, k)  # type: ignore[return-value]
+
+    out = SlotStream(st.utt, [], [], [], [])
+    for k in range(-1, len(st.ref)):
+        if k >= 0:
+            out.ref.append(st.ref[k])
+            out.hyp.append(st.hyp[k])
+            out.words.append(st.words[k])
+            out.locs.append(loc(k))  # type: ignore[union-attr]
+        for lab in after.get(k, []):
+            out.ref.append(lab)
+            out.hyp.append(O)
+            out.words.append(LOST_WORD)
+            out.locs.append(loc(max(k, 0)) if st.ref else (st.utt, 0))  # type: ignore[union-attr,arg-type]
+    return out
 
 
 def score_streams(streams: Sequence[SlotStream], transfer: TransferStats | None = None) -> ScoreReport:
@@ -393,7 +431,7 @@ def score_streams(streams: Sequence[SlotStream], transfer: TransferStats | None 
 
 
 def score_utterances(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
-                     normalize: Callable[[str], str] = normalize_word) -> ScoreReport:
+                     normalize: Callable[[str], str] = normalize_word, count_dropped: bool = False) -> ScoreReport:
     """Score hypothesis utterances against reference utterances, aligning their words (aligned_slots)."""
-    streams, transfer = aligned_slots(ref_utts, hyp_utts, normalize)
+    streams, transfer = aligned_slots(ref_utts, hyp_utts, normalize, count_dropped)
     return score_streams(streams, transfer)

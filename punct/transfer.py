@@ -428,6 +428,16 @@ def transfer_marks(ref: Sequence[Word], hyp: Sequence[Word], normalize: Callable
     are the transferred reference marks (the hypothesis' own labels are
     replaced), and the TransferStats.
     """
+    words, st, _ = transfer_marks_lost(ref, hyp, normalize, join_clitics, alignment)
+    return words, st
+
+
+def transfer_marks_lost(ref: Sequence[Word], hyp: Sequence[Word], normalize: Callable[[str], str] = normalize_word,
+                        join_clitics: bool = True, alignment: Alignment | None = None
+                        ) -> tuple[list[Word], TransferStats, list[tuple[int, str]]]:
+    """transfer_marks, and the dropped marks: ``(j, label)`` for each, ``j`` the hypothesis word it
+    was merged into (-1 when no hypothesis word came before it), in reference order."""
+    lost: list[tuple[int, str]] = []
     al = alignment or align([w.text for w in ref], [w.text for w in hyp], normalize, join_clitics)
     labels = [O] * len(hyp)
     kind: list[str | None] = [None] * len(hyp)
@@ -453,6 +463,7 @@ def transfer_marks(ref: Sequence[Word], hyp: Sequence[Word], normalize: Callable
             st.on_deleted += 1
         if j is None:
             st.dropped_no_word += 1
+            lost.append((-1, w.label))
             continue
         old = labels[j]
         if old == O:
@@ -460,8 +471,10 @@ def transfer_marks(ref: Sequence[Word], hyp: Sequence[Word], normalize: Callable
         elif stronger(w.label, old) == w.label and w.label != old:
             labels[j], kind[j] = w.label, how
             st.dropped_merged += 1
+            lost.append((j, old))
         else:
             st.dropped_merged += 1
+            lost.append((j, w.label))
     st.carried = sum(1 for k in kind if k == "carried")
     st.moved = sum(1 for k in kind if k == "moved")
-    return [replace(w, label=lab) for w, lab in zip(hyp, labels)], st
+    return [replace(w, label=lab) for w, lab in zip(hyp, labels)], st, lost

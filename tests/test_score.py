@@ -162,3 +162,35 @@ def test_sentence_ends_whatever_their_type():
     assert r.sentence.f1 == pytest.approx(400 / 7)
     assert r.to_dict()["sentence"]["f1"] == pytest.approx(400 / 7)
     assert "sentence" in r.format_table()
+
+
+def test_dropped_marks_are_reported_and_scored_only_when_asked():
+    """A mark whose word was deleted lands on the word before; when that word has a mark already
+    (or there is none), the mark is dropped: not scored by default, a missed mark with count_dropped."""
+    from punct.score import LOST_WORD, aligned_slots, score_utterances
+    from punct.words import Utterance, Word
+
+    ref = [Utterance("u", [Word("hello", "COMMA"), Word("so", "PERIOD"), Word("uh", "COMMA"), Word("we", "O"),
+                           Word("grew", "QUESTION")])]
+    hyp = [Utterance("u", [Word("so", "PERIOD"), Word("we", "O"), Word("grew", "QUESTION")])]
+    plain = score_utterances(ref, hyp)
+    assert plain.transfer.dropped == 2 and plain.ref_marks == 2  # hello's comma (no word before), uh's comma
+    assert plain.overall.recall == 100.0
+    strict = score_utterances(ref, hyp, count_dropped=True)
+    assert strict.ref_marks == 4 and strict.per_class["COMMA"].fn == 2 and strict.overall.recall == 50.0
+    assert strict.deletions == 2 and strict.ser == 50.0
+    streams, _ = aligned_slots(ref, hyp, count_dropped=True)
+    assert streams[0].words == [LOST_WORD, "so", LOST_WORD, "we", "grew"]
+    assert streams[0].locs == [("u", 0), ("u", 0), ("u", 0), ("u", 1), ("u", 2)]
+    assert [e.format().split("\t")[0] for e in strict.errors] == ["u 0", "u 0"]
+
+
+def test_a_weaker_mark_is_the_one_dropped():
+    from punct.score import score_utterances
+    from punct.words import Utterance, Word
+
+    # "yes," deleted word "no." -> the period replaces the comma on "yes"; the comma is the lost mark
+    ref = [Utterance("u", [Word("well", "O"), Word("yes", "COMMA"), Word("no", "PERIOD")])]
+    hyp = [Utterance("u", [Word("well", "O"), Word("yes", "PERIOD")])]
+    strict = score_utterances(ref, hyp, count_dropped=True)
+    assert strict.per_class["PERIOD"].tp == 1 and strict.per_class["COMMA"].fn == 1

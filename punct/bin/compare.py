@@ -1,7 +1,7 @@
 """Compare two hypotheses' punctuation on the same reference: is A better than B?
 
     punct compare REF HYP_A HYP_B [--resamples N] [--block-words W] [--level L] [--seed S]
-                  [--ref-format F] [--hyp-format F] [--json]
+                  [--ref-format F] [--hyp-format F] [--json] [--count-dropped]
 
 Both hypotheses are scored against REF as ``punct score`` scores them; then the
 slots are cut into blocks of W consecutive words and resampled N times, the
@@ -35,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ref-format", default=None, help="format of REF (default: from its name or content)")
     p.add_argument("--hyp-format", default=None, help="format of both hypotheses (default: from name or content)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.add_argument("--count-dropped", action="store_true",
+                   help="count reference marks the word alignment could not place as missed (as punct score)")
     add_significance_options(p, "--resamples", f"bootstrap resamples (default {sig.RESAMPLES})",
                              default=sig.RESAMPLES)
     add_common(p)
@@ -50,8 +52,8 @@ def _main(args: argparse.Namespace) -> int:
     from punct.significance import paired_bootstrap
 
     ref = read_any(args.ref, args.ref_format)
-    a, _ = aligned_slots(ref, read_any(args.hyp_a, args.hyp_format))
-    b, _ = aligned_slots(ref, read_any(args.hyp_b, args.hyp_format))
+    a, _ = aligned_slots(ref, read_any(args.hyp_a, args.hyp_format), count_dropped=args.count_dropped)
+    b, _ = aligned_slots(ref, read_any(args.hyp_b, args.hyp_format), count_dropped=args.count_dropped)
     try:
         cmp = paired_bootstrap(a, b, args.block_words, args.resamples, args.level, args.seed)
     except PunctError as e:

@@ -1,7 +1,7 @@
 """Score the punctuation of a hypothesis against a reference.
 
     punct score REF HYP [--ref-format F] [--hyp-format F] [--json] [--out-dir DIR]
-                        [--bootstrap N [--block-words W] [--level L] [--seed S]]
+                        [--count-dropped] [--bootstrap N [--block-words W] [--level L] [--seed S]]
 
 REF and HYP are each a data directory (also a decode output directory), an
 IWSLT ``word<TAB>LABEL`` file, punctuated text (``.txt``, ``text.punct``) or an
@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ref-format", default=None, help="format of REF (default: from its name or content)")
     p.add_argument("--hyp-format", default=None, help="format of HYP (default: from its name or content)")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
+    p.add_argument("--count-dropped", action="store_true",
+                   help="count the reference marks the word alignment could not place (the report's 'dropped') "
+                        "as missed marks; by default they are reported but not scored")
     p.add_argument("--out-dir", default=None, help="also write report.txt, report.json, confusion.txt, errors.txt here")
     add_significance_options(p, "--bootstrap", "also give confidence intervals of F1 and SER from N bootstrap "
                              "resamples of blocks of words (e.g. 1000; default: none)")
@@ -65,7 +68,7 @@ def _main(args: argparse.Namespace) -> int:
     hyp = read_any(args.hyp, args.hyp_format)
     log.info("reference %s: %d utterances, %d words; hypothesis %s: %d utterances, %d words",
              args.ref, len(ref), sum(len(u) for u in ref), args.hyp, len(hyp), sum(len(u) for u in hyp))
-    streams, transfer = aligned_slots(ref, hyp)
+    streams, transfer = aligned_slots(ref, hyp, count_dropped=args.count_dropped)
     report = score_streams(streams, transfer)
     if args.resamples is not None:
         from punct.significance import bootstrap_intervals

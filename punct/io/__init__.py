@@ -55,11 +55,7 @@ def format_names() -> list[str]:
     return sorted(FORMAT_MODULES)
 
 
-def detect_format(path: str | Path) -> str:
-    """The format of ``path``: ``datadir`` for a directory, else by extension, else by sniffing."""
-    path = Path(path)
-    if path.is_dir():
-        return "datadir"
+def _by_extension(path: Path) -> str | None:
     name = path.name.lower()
     matches = []
     for fmt in FORMAT_MODULES:
@@ -67,8 +63,26 @@ def detect_format(path: str | Path) -> str:
         for ext in exts:
             if name.endswith(ext):
                 matches.append((len(ext), fmt))
-    if matches:
-        return max(matches)[1]
+    return max(matches)[1] if matches else None
+
+
+def _folder_files(path: Path) -> list[Path]:
+    """The files of a folder of word-level files that have a known format by their extension."""
+    return sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".") and _by_extension(p))
+
+
+def detect_format(path: str | Path) -> str:
+    """The format of ``path``: ``datadir`` for a data directory (a directory with ``text``),
+    ``folder`` for another directory that holds files of known formats (one recording a file:
+    Earnings-21's ``.nlp`` files, a folder of CTMs), else by extension, else by sniffing."""
+    path = Path(path)
+    if path.is_dir():
+        if not (path / "text").exists() and _folder_files(path):
+            return "folder"
+        return "datadir"
+    fmt = _by_extension(path)
+    if fmt is not None:
+        return fmt
     if not path.is_file():
         raise PunctError("file not found", path)
     with open(path, "rb") as f:
@@ -88,12 +102,44 @@ def read_any(path: str | Path, fmt: str | None = None) -> list[Utterance]:
         from punct.datadir import load_utterances
 
         return load_utterances(path, require_labels=False)
+    if fmt == "folder":
+        return read_folder(path)
     mod = format_module(fmt)
     if not hasattr(mod, "read"):
         raise PunctError(f"format {fmt!r} cannot be read", path)
     if not path.exists():
         raise PunctError("file not found", path)
     return mod.read(path)
+
+
+def read_folder(path: str | Path) -> list[Utterance]:
+    """Every file of a known format in directory ``path`` (by extension, in name order): a file of
+    one utterance becomes utterance FILE_STEM, one of several FILE_STEM/UTT_ID. Files of other
+    kinds (a README) are left out. Two folders of the same recordings (a reference and an
+    engine's output) so give the same utterance ids, and punct score pairs them by id."""
+    from dataclasses import replace
+
+    path = Path(path)
+    files = _folder_files(path) if path.is_dir() else []
+    if not files:
+        raise PunctError("not a data directory (no 'text') and no file of a known format in it", path)
+    kinds: dict[str, list[Path]] = {}
+    for f in files:
+        kinds.setdefault(_by_extension(f) or "", []).append(f)
+    if len(kinds) > 1:
+        found = ", ".join(f"{len(v)} {k} ({v[0].name}{', ...' if len(v) > 1 else ''})" for k, v in sorted(kinds.items()))
+        raise PunctError(f"a folder of word files must hold one format, this one has {found}", path)
+    out: list[Utterance] = []
+    for f in files:
+        utts = read_any(f, _by_extension(f))
+        stem = f.name[: -len(f.suffix)] if f.suffix else f.name
+        out += [replace(u, id=stem) for u in utts] if len(utts) == 1 else \
+            [replace(u, id=f"{stem}/{u.id}") for u in utts]
+    ids = [u.id for u in out]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise PunctError(f"two files give utterance {dup!r} (files that differ only in their extension?)", path)
+    return out
 
 
 def write_any(utts: Iterable[Utterance], path: str | Path, fmt: str | None = None) -> None:

@@ -145,3 +145,21 @@ def test_bootstrap_on_too_little_text_is_one_line(files, capsys):
     assert score.main([str(ref), str(hyp), "--bootstrap", "100"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "at least 2 blocks of slots, got 1" in err[0]
+
+
+def test_count_dropped_scores_the_marks_the_alignment_lost(tmp_path, capsys):
+    ref = tmp_path / "ref.tsv"
+    ref.write_text("so\tO\nuh\tCOMMA\nwe\tO\ngrew\tPERIOD\n", encoding="utf-8")
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("So, we grew.\n", encoding="utf-8")  # "uh" not written: its comma moves onto "so"
+    assert score.main([str(ref), str(hyp), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["transfer"]["moved"] == 1 and d["overall"]["recall"] == 100.0
+    ref.write_text("so\tPERIOD\nuh\tCOMMA\nwe\tO\ngrew\tPERIOD\n", encoding="utf-8")
+    hyp.write_text("So. We grew.\n", encoding="utf-8")  # "so" has a stronger mark: the comma is lost
+    assert score.main([str(ref), str(hyp), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["transfer"]["dropped"] == 1 and d["classes"]["COMMA"]["ref"] == 0 and d["overall"]["recall"] == 100.0
+    assert score.main([str(ref), str(hyp), "--json", "--count-dropped"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["classes"]["COMMA"]["fn"] == 1 and d["overall"]["recall"] == pytest.approx(200 / 3)
