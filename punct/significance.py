@@ -134,21 +134,30 @@ def _interval(values: np.ndarray, level: float) -> tuple[float | None, float | N
 
 
 @dataclass
-class Intervals:
-    """Bootstrap percentile intervals of one hypothesis' scores."""
+class _Resampling:
+    """How a bootstrap was drawn."""
 
-    point: dict[str, float | None]
-    low: dict[str, float | None]
-    high: dict[str, float | None]
     blocks: int
     block_words: int
     resamples: int
     level: float
     seed: int
 
-    def to_dict(self) -> dict:
+    def _settings(self) -> dict:
         return {"level": self.level, "resamples": self.resamples, "blocks": self.blocks,
-                "block_words": self.block_words, "seed": self.seed,
+                "block_words": self.block_words, "seed": self.seed}
+
+
+@dataclass
+class Intervals(_Resampling):
+    """Bootstrap percentile intervals of one hypothesis' scores."""
+
+    point: dict[str, float | None]
+    low: dict[str, float | None]
+    high: dict[str, float | None]
+
+    def to_dict(self) -> dict:
+        return {**self._settings(),
                 "metrics": {k: {"value": self.point[k], "low": self.low[k], "high": self.high[k]} for k in self.point}}
 
     def format(self) -> str:
@@ -177,11 +186,12 @@ def bootstrap_intervals(streams: Sequence[SlotStream], block_words: int = BLOCK_
     low, high = {}, {}
     for k, v in reps.items():
         low[k], high[k] = _interval(v, level)
-    return Intervals(point, low, high, len(blocks), block_words, resamples, level, seed)
+    return Intervals(blocks=len(blocks), block_words=block_words, resamples=resamples, level=level, seed=seed,
+                     point=point, low=low, high=high)
 
 
 @dataclass
-class Comparison:
+class Comparison(_Resampling):
     """Hypothesis A against hypothesis B on the same slots: overall F1 and SER, and their differences."""
 
     a: dict[str, float | None]
@@ -190,15 +200,9 @@ class Comparison:
     low: dict[str, float | None]
     high: dict[str, float | None]
     p_value: dict[str, float | None]
-    blocks: int
-    block_words: int
-    resamples: int
-    level: float
-    seed: int
 
     def to_dict(self) -> dict:
-        return {"level": self.level, "resamples": self.resamples, "blocks": self.blocks,
-                "block_words": self.block_words, "seed": self.seed,
+        return {**self._settings(),
                 "metrics": {k: {"a": self.a[k], "b": self.b[k], "delta": self.delta[k], "low": self.low[k],
                                 "high": self.high[k], "p_value": self.p_value[k]} for k in self.delta}}
 

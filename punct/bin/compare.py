@@ -19,7 +19,7 @@ import logging
 import sys
 
 from punct.bin.common import add_common, require_inputs, run
-from punct.bin.score import add_significance_options
+from punct.bin.score import add_input_options, add_significance_options
 
 log = logging.getLogger("punct.bin.compare")
 
@@ -29,14 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog="punct compare", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("ref", help="reference: data directory or file")
-    p.add_argument("hyp_a", help="hypothesis A: data directory (e.g. a decode output) or file")
-    p.add_argument("hyp_b", help="hypothesis B, over the same words as A")
-    p.add_argument("--ref-format", default=None, help="format of REF (default: from its name or content)")
-    p.add_argument("--hyp-format", default=None, help="format of both hypotheses (default: from name or content)")
+    add_input_options(p, {"hyp_a": "hypothesis A: data directory (e.g. a decode output), file or folder of files",
+                          "hyp_b": "hypothesis B, over the same words as A"})
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    p.add_argument("--count-dropped", action="store_true",
-                   help="count reference marks the word alignment could not place as missed (as punct score)")
     add_significance_options(p, "--resamples", f"bootstrap resamples (default {sig.RESAMPLES})",
                              default=sig.RESAMPLES)
     add_common(p)

@@ -32,19 +32,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="punct score", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="formats: " + ", ".join(["datadir", *format_names()]))
-    p.add_argument("ref", help="reference: data directory or file")
-    p.add_argument("hyp", help="hypothesis: data directory (e.g. a decode output) or file")
-    p.add_argument("--ref-format", default=None, help="format of REF (default: from its name or content)")
-    p.add_argument("--hyp-format", default=None, help="format of HYP (default: from its name or content)")
+    add_input_options(p, {"hyp": "hypothesis: data directory (e.g. a decode output), file or folder of files"})
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
-    p.add_argument("--count-dropped", action="store_true",
-                   help="count the reference marks the word alignment could not place (the report's 'dropped') "
-                        "as missed marks; by default they are reported but not scored")
     p.add_argument("--out-dir", default=None, help="also write report.txt, report.json, confusion.txt, errors.txt here")
     add_significance_options(p, "--bootstrap", "also give confidence intervals of F1 and SER from N bootstrap "
                              "resamples of blocks of words (e.g. 1000; default: none)")
     add_common(p)
     return p
+
+
+def add_input_options(p: argparse.ArgumentParser, hyps: dict[str, str]) -> None:
+    """REF, the hypotheses (name -> help) and how they are read and aligned; shared with punct compare."""
+    p.add_argument("ref", help="reference: data directory, file or folder of files")
+    for name, text in hyps.items():
+        p.add_argument(name, help=text)
+    p.add_argument("--ref-format", default=None, help="format of REF (default: from its name or content)")
+    p.add_argument("--hyp-format", default=None, help="format of the hypotheses (default: from name or content)")
+    p.add_argument("--count-dropped", action="store_true",
+                   help="count the reference marks the word alignment could not place (the report's 'dropped') "
+                        "as missed marks; by default they are reported but not scored")
 
 
 def add_significance_options(p: argparse.ArgumentParser, flag: str, help_n: str, default: int | None = None) -> None:
