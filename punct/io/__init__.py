@@ -12,7 +12,9 @@ and is listed in FORMAT_MODULES. Readers validate their input and raise
 ``punct.errors.PunctError(message, path, line)``; writers write atomically
 (``punct.fsutil.atomic_write``). Words carry their label (the mark after the
 word), times and speaker when the format has them. A data directory is read
-through ``punct.datadir``. Adding a format = one module + one line here.
+through ``punct.datadir``; any other directory as a folder of files of one
+format, one recording a file (``read_folder``). Adding a format = one module +
+one line here.
 
 Importing this package imports no format module and no third-party package.
 """
