@@ -58,7 +58,7 @@ experiments+=(
   "lmc1_2m_lin|conf/lmc1.yaml|train_2m|lr_schedule=linear max_epochs=6 average_best=3"
   # DRNN-LWMA(-pre) in one session: Adam's rate decaying linearly from 0.001 to 0 over 10 epochs
   # instead of the plateau decay, which needed 13 epochs and two sessions (drnn_lwma_pre_2m_ft).
-  # Two data-parallel processes ran an epoch in 13 minutes on the EPYC machine of 2026-11-25:
+  # Two data-parallel processes ran an epoch in about 14 minutes (2,600 words/s) on the EPYC machine of 2026-11-25:
   # ./run.sh --corpus iwslt2011 --models NAME --train-nproc 2 --train-overrides 'threads=1 precision=bf16'
   "drnn_lwma_pre_2m_lin|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
   "drnn_lwma_2m_lin|conf/drnn_lwma.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
