@@ -79,11 +79,15 @@ def test_a_perfect_hypothesis_has_a_zero_width_interval():
     assert iv.low["ser"] == iv.high["ser"] == 0.0
 
 
+def _other(streams, flip, seed):
+    """Another hypothesis over the same slots, each label replaced at random with probability ``flip``."""
+    rng = random.Random(seed)
+    return [SlotStream(s.utt, s.ref, _noisy(s.ref, rng, flip), s.words) for s in streams]
+
+
 def test_paired_bootstrap_finds_a_real_difference_and_no_difference_against_itself():
     good = _streams(flip=0.1, seed=5)
-    rng = random.Random(9)
-    bad = [SlotStream(s.utt, s.ref, _noisy(s.ref, rng, 0.3), s.words) for s in good]
-    c = paired_bootstrap(good, bad, resamples=500)
+    c = paired_bootstrap(good, _other(good, 0.3, 9), resamples=500)
     assert c.delta["overall"] > 10 and c.low["overall"] > 0 and c.p_value["overall"] < 0.01
     assert c.delta["ser"] < 0 and c.high["ser"] < 0
     same = paired_bootstrap(good, good, resamples=200)
@@ -93,9 +97,7 @@ def test_paired_bootstrap_finds_a_real_difference_and_no_difference_against_itse
 
 def test_paired_bootstrap_p_value_is_large_for_two_equally_good_systems():
     base = _streams(flip=0.2, seed=11)
-    rng = random.Random(12)
-    other = [SlotStream(s.utt, s.ref, _noisy(s.ref, rng, 0.2), s.words) for s in base]
-    c = paired_bootstrap(base, other, resamples=500)
+    c = paired_bootstrap(base, _other(base, 0.2, 12), resamples=500)
     assert c.low["overall"] < 0 < c.high["overall"] or c.p_value["overall"] > 0.05
 
 
