@@ -306,13 +306,16 @@ def report_intervals(report: dict, resamples: int = 2 * RESAMPLES, level: float 
     rng = np.random.default_rng(seed)
     n = int(cats.sum())
     draws = rng.multinomial(n, cats / n, size=resamples)
-    tp, s, d, i = (draws[:, k] for k in range(4))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1 = np.where(tp + s + d > 0, 100.0 * 2 * tp / np.maximum(2 * tp + 2 * s + d + i, 1), np.nan)
-        ser = np.where(tp + s + d > 0, 100.0 * (s + d + i) / np.maximum(tp + s + d, 1), np.nan)
+    # each category in a cell of a confusion matrix that has its effect on overall F1 and SER
+    # (the classes of the marks are not known from these counts; overall F1 and SER do not need them)
+    comma, period = _INDEX[MARK_LABELS[0]], _INDEX[MARK_LABELS[1]]
+    conf = np.zeros((resamples, len(LABELS), len(LABELS)), dtype=np.int64)
+    for k, cell in enumerate([(comma, comma), (comma, period), (comma, _O), (_O, comma), (_O, _O)]):
+        conf[:, cell[0], cell[1]] = draws[:, k]
+    reps = metrics(conf)
     out = {}
-    for k, v in (("overall", f1), ("ser", ser)):
-        lo, hi = _interval(v, level)
+    for k in ("overall", "ser"):
+        lo, hi = _interval(reps[k], level)
         if lo is not None:
             out[k] = (lo, hi)
     return out or None

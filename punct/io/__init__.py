@@ -131,9 +131,10 @@ def read_folder(path: str | Path) -> list[Utterance]:
     if len(kinds) > 1:
         found = ", ".join(f"{len(v)} {k} ({v[0].name}{', ...' if len(v) > 1 else ''})" for k, v in sorted(kinds.items()))
         raise PunctError(f"a folder of word files must hold one format, this one has {found}", path)
+    (fmt,) = kinds
     out: list[Utterance] = []
     for f in files:
-        utts = read_any(f, _by_extension(f))
+        utts = read_any(f, fmt)
         stem = f.name[: -len(f.suffix)] if f.suffix else f.name
         out += [replace(u, id=stem) for u in utts] if len(utts) == 1 else \
             [replace(u, id=f"{stem}/{u.id}") for u in utts]
