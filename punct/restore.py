@@ -39,13 +39,16 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence, TextIO
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TextIO
 
 from punct.errors import PunctError
 from punct.fsutil import iter_lines
 from punct.io.sentences import punctuated_line, speaker_of, split_sentences, word_from_token, attach_marks_only
 from punct.labels import LABELS, PERIOD, SENTENCE_END
 from punct.words import Utterance, Word
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 

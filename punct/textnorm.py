@@ -24,7 +24,7 @@ import html
 import re
 from typing import Mapping
 
-from punct.labels import O, map_mark, stronger
+from punct.labels import map_mark, stronger
 from punct.words import Word
 
 #: Abbreviations that keep their dot as part of the word (the test set has

@@ -26,13 +26,16 @@ import functools
 import logging
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import torch
 
 from punct.errors import PunctError
 from punct.labels import LABELS, MARK_LABELS, SENTENCE_END, label_id, mark_of
 from punct.words import Utterance, Word
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 

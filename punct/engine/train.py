@@ -609,8 +609,8 @@ def train(
                 prune_snapshots(exp_dir, prog["snapshots"])
 
     if stop_reason is not None and prog["best_epoch"] == 0:
-        raise PunctError(f"a stop was requested before the first epoch ended, so there is no model to keep "
-                         f"(remove the file to train)", exp_dir / STOP_FILE)
+        raise PunctError("a stop was requested before the first epoch ended, so there is no model to keep "
+                         "(remove the file to train)", exp_dir / STOP_FILE)
     snaps = [s["epoch"] for s in prog.get("snapshots", [])] if cfg.average_best else []
     if len(snaps) >= 2 and prog.get("averaged") != sorted(snaps):
         average_snapshots(cfg, prog, model, exp_dir, payload_common, rank, world,

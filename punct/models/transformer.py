@@ -105,7 +105,7 @@ class TransformerTagger(nn.Module):
         """Encoder states ``[B,S,H]`` of every piece, through sliding windows."""
         B, S = pieces.shape
         lengths = piece_mask.sum(1).tolist()
-        rows, attn, src = [], [], []  # window inputs; (window, offset) of every piece
+        rows, attn = [], []  # window inputs
         owner_win = torch.zeros(B, S, dtype=torch.long)
         owner_pos = torch.zeros(B, S, dtype=torch.long)
         W = min(S, self.span) + 2

@@ -242,9 +242,9 @@ def extract_raw(data, cfg: ProsodyConfig) -> tuple[dict[str, np.ndarray], Speake
         if len(tv) != len(words):
             raise PunctError(f"{len(tv)} times for {len(words)} words of {utt!r}", data / "word_times", ln)
         pairs = []
-        for i, field in enumerate(tv):
+        for i, cell in enumerate(tv):
             try:
-                pairs.append(parse_word_time(field))
+                pairs.append(parse_word_time(cell))
             except ValueError as e:
                 raise PunctError(f"word {i + 1} of {utt!r}: {e}", data / "word_times", ln) from None
         seg = spans[utt]

@@ -1,5 +1,4 @@
 import numpy as np
-import pytest
 
 from punct.engine.batching import IGNORE, collate, epoch_order, make_slices, slice_bounds
 from punct.labels import label_id

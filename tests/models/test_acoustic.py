@@ -2,7 +2,6 @@
 (no boundary) where acoustic evidence is missing."""
 import math
 
-import numpy as np
 import pytest
 import torch
 
