@@ -32,15 +32,14 @@ marked done; a set already done is skipped unless ``--force true``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
 import sys
 from collections import Counter
 from pathlib import Path
 
-try:
-    import punct  # noqa: F401
-except ImportError:  # run as a script without PYTHONPATH: the repository root
+if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONPATH: the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from punct.bin.common import add_common, require_inputs, run

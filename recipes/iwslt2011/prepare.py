@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import json
 import logging
 import re
@@ -24,9 +25,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterable, Iterator
 
-try:
-    import punct  # noqa: F401
-except ImportError:  # run as a script without PYTHONPATH: the repository root
+if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONPATH: the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from punct.bin.common import add_common, require_inputs, run

@@ -22,13 +22,12 @@ See recipes/ljspeech/README.md.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import sys
 from pathlib import Path
 
-try:
-    import punct  # noqa: F401 (is the package importable?)
-except ImportError:  # run as a script without PYTHONPATH: the repository root
+if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONPATH: the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from punct.bin.common import add_common, require_inputs, run
