@@ -67,8 +67,8 @@ experiments+=(
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
   "tbrnn_pre_2m_ft|conf/tbrnn_pre.yaml|train_2m|init_from=@tbrnn_pre_2m_s50_b32_f1 slice_length=50 decode_window=200 batch_size=32 select_by=f1 optimizer=adam lr=0.0002 loss_reduction=mean lr_schedule=plateau patience=3 max_epochs=12"
   "tbrnn_pre_2m_gv_drop1_ft|conf/tbrnn_pre.yaml|train_2m|init_from=@tbrnn_pre_2m_gv_drop1 vocabulary=train+pretrained slice_length=50 decode_window=200 batch_size=32 select_by=f1 model_args.dropout=0.1 optimizer=adam lr=0.0002 loss_reduction=mean lr_schedule=plateau patience=2 max_epochs=13 average_best=3"
-  "drnn_lwma_pre_2m_ft|conf/drnn_lwma_pre.yaml|train_2m|init_from=@drnn_lwma_pre_2m_b32_f1_drop2 max_epochs=15 lr=0.0003 lr_decay=0.5 average_best=3"
-  "drnn_lwma_2m_ft|conf/drnn_lwma.yaml|train_2m|init_from=@drnn_lwma_2m_b32_f1_drop2 max_epochs=12 lr=0.0003 lr_decay=0.5 average_best=3"
+  "drnn_lwma_pre_2m_ft|conf/drnn_lwma_pre.yaml|train_2m|init_from=@drnn_lwma_pre_2m_b32_f1_drop2 lr_schedule=plateau max_epochs=15 lr=0.0003 lr_decay=0.5 average_best=3"
+  "drnn_lwma_2m_ft|conf/drnn_lwma.yaml|train_2m|init_from=@drnn_lwma_2m_b32_f1_drop2 lr_schedule=plateau max_epochs=12 lr=0.0003 lr_decay=0.5 average_best=3"
   "lmc1_2m_ft|conf/lmc1.yaml|train_2m|init_from=@lmc1_2m_drop2 lr=0.0003 lr_schedule=plateau patience=3 max_epochs=10 average_best=3"
   # Ensembles of trained experiments (name|ensemble|EXP+EXP+...|[weights=...]; members are
   # experiment directories as named under exp/iwslt2011/, tags included): each word takes the
