@@ -329,6 +329,30 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+class _MainRankOnly(logging.Filter):
+    """On the ranks other than 0 of a data-parallel run, which write to the same log as rank
+    0: drops the INFO records (rank 0 tells what training does) but those logged with
+    ``extra={"all_ranks": True}``; warnings and errors pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or bool(getattr(record, "all_ranks", False))
+
+
+@contextlib.contextmanager
+def _rank_logging(main: bool):
+    if main:
+        yield
+        return
+    filt, handlers = _MainRankOnly(), list(logging.getLogger().handlers)
+    for h in handlers:
+        h.addFilter(filt)
+    try:
+        yield
+    finally:
+        for h in handlers:
+            h.removeFilter(filt)
+
+
 def train(
     cfg: TrainConfig,
     train_dir: str | Path,
@@ -340,6 +364,12 @@ def train(
     """Train ``cfg.model`` on ``train_dir``, early-stop on ``valid_dir``; resume from
     ``exp_dir/checkpoint.pt`` if present. Returns the final progress record.
     ``on_step(epoch, batch)`` is called after every optimizer step (tests use it)."""
+    with _rank_logging(dist_info()[0] == 0):
+        return _train(cfg, train_dir, valid_dir, exp_dir, command, on_step)
+
+
+def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_dir: str | Path,
+           command: str | None, on_step: Callable[[int, int], None] | None) -> dict[str, Any]:
     exp_dir = Path(exp_dir)
     rank, world = dist_info()
     main = rank == 0
@@ -466,7 +496,8 @@ def train(
     if cfg.precision == "bf16" and not _native_bf16():
         log.warning("precision bf16 on a CPU without native bfloat16 (AVX512-BF16 or AMX): it will be slower than fp32")
     log.info("model %s: %d parameters (%d trained); %d train slices, %d valid slices%s", cfg.model, n_params, n_train,
-             len(train_sl), len(valid_sl), f"; rank {rank} of {world}" if world > 1 else "")
+             len(train_sl), len(valid_sl), f"; rank {rank} of {world}" if world > 1 else "",
+             extra={"all_ranks": True})
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
 

@@ -37,6 +37,9 @@ def test_two_ranks_match_one_process(tiny_data, tmp_path):
     r = two_ranks(ARGS, 300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "rank 1 of 2" in r.stderr  # both ranks trained
+    # the ranks share the log: what training does is told once, by rank 0
+    assert sum("epoch 2: train loss" in line for line in r.stderr.splitlines()) == 1, r.stderr[-3000:]
+    assert sum("training stopped (max_epochs)" in line for line in r.stderr.splitlines()) == 1
     a, b = ckpt.load(one / "checkpoint.pt"), ckpt.load(two / "checkpoint.pt")
     assert a["progress"]["epoch"] == b["progress"]["epoch"] == 2
     for k, v in a["state_dict"].items():
