@@ -86,6 +86,9 @@ SCHEDULE_ONLY = {"lr_decay": "plateau", "halving_threshold": "halving"}
 
 LOG_COLUMNS = ("epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s")
 
+#: without a terminal (no progress bar), a progress line is logged this often (seconds)
+PROGRESS_LOG_SECONDS = 300.0
+
 
 def make_optimizer(cfg: TrainConfig, params) -> torch.optim.Optimizer:
     """The optimizer of ``cfg`` over the parameters that require a gradient."""
@@ -558,6 +561,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         t_epoch = time.monotonic()
         seconds_before = prog["seconds"]
         last_log = t_epoch
+        first_batch = prog["batch"]
         for b in range(prog["batch"], len(batches)):
             idx = batches[b]
             if world > 1:
@@ -594,10 +598,12 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                                 wps=f"{prog['words'] / max(1e-9, prog['seconds']):.0f}")
             if on_step is not None:
                 on_step(epoch, b + 1)
-            if now - last_log >= 300 and bar is None and main:
+            if now - last_log >= PROGRESS_LOG_SECONDS and bar is None and main:
                 last_log = now
-                log.info("epoch %d batch %d/%d: train loss %.4f, %.0f words/s", epoch + 1, b + 1, len(batches),
-                         prog["loss_sum"] / max(1, prog["loss_words"]), prog["words"] / max(1e-9, prog["seconds"]))
+                left = (now - t_epoch) / (b + 1 - first_batch) * (len(batches) - b - 1)
+                log.info("epoch %d batch %d/%d: train loss %.4f, %.0f words/s, the epoch's batches end in %.0f min",
+                         epoch + 1, b + 1, len(batches), prog["loss_sum"] / max(1, prog["loss_words"]),
+                         prog["words"] / max(1e-9, prog["seconds"]), left / 60)
             if now - last_save >= interval and b + 1 < len(batches):
                 save_checkpoint()
                 last_save = time.monotonic()
@@ -832,7 +838,7 @@ def _fit(model, cfg: TrainConfig, inputs, train_dir, valid_sl: Slices, exp_dir: 
 
 
 def _progress(total: int, initial: int, desc: str):
-    """A tqdm bar on a terminal; None otherwise (then progress is logged every 5 minutes)."""
+    """A tqdm bar on a terminal; None otherwise (then progress is logged every PROGRESS_LOG_SECONDS)."""
     if not sys.stderr.isatty():
         return None
     from tqdm import tqdm

@@ -370,3 +370,23 @@ def test_average_best_lowered_on_a_resume(tiny_data, tmp_path):
     want = sorted(r["epoch"] for r in sorted(rows, key=lambda r: (-r["valid_f1"], r["epoch"]))[:2])
     assert prog["averaged"] == want
     assert sorted(int(f.stem) for f in (exp / "epochs").glob("[0-9]*.pt")) == want
+
+
+def test_progress_lines_without_a_terminal_tell_when_the_epoch_ends(tiny_data, tmp_path, monkeypatch, caplog):
+    import logging
+    import re
+
+    from punct.engine import train as train_mod
+
+    tr, dev = tiny_data
+    monkeypatch.setattr(train_mod, "PROGRESS_LOG_SECONDS", 0.0)  # a line after every batch
+    with caplog.at_level(logging.INFO, logger="punct.engine.train"):
+        train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "exp")
+    lines = [r.getMessage() for r in caplog.records if " batch " in r.getMessage()]
+    assert lines, caplog.text
+    for line in lines:
+        m = re.fullmatch(r"epoch 1 batch (\d+)/(\d+): train loss [0-9.]+, \d+ words/s, "
+                         r"the epoch's batches end in (\d+) min", line)
+        assert m, line
+    last = re.fullmatch(r"epoch 1 batch (\d+)/(\d+).*", lines[-1])
+    assert last.group(1) == last.group(2) and lines[-1].endswith("end in 0 min")
