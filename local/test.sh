@@ -8,7 +8,7 @@
 {
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 local/setup_env.sh || exit 1
 . ./path.sh
 python -m pytest -q -p no:cacheprovider "$@" tests
