@@ -13,10 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def python_files() -> list[Path]:
-    files = []
-    for top in ("punct", "local", "tests", "recipes"):
-        files += sorted((ROOT / top).rglob("*.py"))
-    return [f for f in files if ".venv" not in f.parts]
+    return [f for top in ("punct", "local", "tests", "recipes") for f in sorted((ROOT / top).rglob("*.py"))]
 
 
 def test_there_are_files_to_check():
