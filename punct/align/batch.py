@@ -160,7 +160,7 @@ def decode_datadir(data: str | Path, out: str | Path, cfg: AsrConfig | None = No
     write_table(out / "word_times", times)
     write_table(out / "word_conf", conf)
     if hyps:
-        write_ctm(hyps, out / "hyp.ctm", marks=False)
+        write_ctm(hyps, out / "hyp.ctm", marks=False, sort=True)
     else:
         with atomic_write(out / "hyp.ctm"):
             pass

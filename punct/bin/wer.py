@@ -110,7 +110,7 @@ def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = N
     else:  # a hypothesis data directory without its CTM: rebuild it from text and word_times
         from punct.io import ctm
 
-        ctm.write(hyp, out / "hyp.ctm", marks=False)
+        ctm.write(hyp, out / "hyp.ctm", marks=False, sort=True)
     result["sclite"] = run_sclite(out / "ref.stm", out / "hyp.ctm", out / "sclite.txt")
     result["utterances"] = sorted(only) if only is not None else len(ref)
     write_json(out / "wer.json", result)

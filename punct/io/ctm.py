@@ -16,7 +16,12 @@ writes without ``convert_ctm``) is read with ``segments``: words move to
 absolute times and to the segment's recording; each segment stays an Utterance.
 
 Writing: the punctuated CTM (``hello,``: the mark attached to the word, times
-unchanged), or plain with ``marks=False``; one line per word, sorted like NIST.
+unchanged), or plain with ``marks=False``; one line per word, files and channels in
+ASCII order, a channel's utterances by their first word's start, and each
+utterance's words in their own order, the order their marks were decided in (so a
+CTM read in file order comes back in it); ``sort=True`` orders every channel's
+lines by start time, as NIST sclite wants. The two differ only where the words are
+out of time order.
 Times are written in seconds with 2 or 3 decimals (millisecond precision).
 """
 from __future__ import annotations
@@ -190,14 +195,16 @@ def format_time(x: float) -> str:
     return s[:-1] if s.endswith("0") else s
 
 
-def write(utts: Iterable[Utterance], path: str | Path, marks: bool = True) -> None:
+def write(utts: Iterable[Utterance], path: str | Path, marks: bool = True, sort: bool = False) -> None:
     """Write a CTM, punctuated (``hello,``) unless ``marks=False``; every word needs times.
 
     The file is the utterance's ``recording`` (else its id), the channel its ``channel``.
+    Each utterance's words keep their order unless ``sort=True`` (start time order, as
+    NIST sclite wants; see the module docstring).
     """
     path = Path(path)
     lines = []
-    for u in utts:
+    for n, u in enumerate(utts):
         fid = u.recording or u.id
         ch = u.channel or "1"
         for k, w in enumerate(u.words):
@@ -208,7 +215,8 @@ def write(utts: Iterable[Utterance], path: str | Path, marks: bool = True) -> No
                 raise PunctError(f"{u.id}: cannot write {token!r} in a CTM (empty or contains white space)", path)
             dur = max(w.end - w.start, 0.0)
             conf = "" if w.conf is None else " " + format_time(w.conf)
-            lines.append(((fid.encode("utf-8"), ch.encode("utf-8"), w.start),
+            order = (w.start,) if sort else (u.words[0].start, n, k)
+            lines.append(((fid.encode("utf-8"), ch.encode("utf-8"), *order),
                           f"{fid} {ch} {format_time(w.start)} {format_time(dur)} {token}{conf}\n"))
     lines.sort(key=lambda x: x[0])
     with atomic_write(path) as f:
