@@ -63,7 +63,8 @@ experiments+=(
   "drnn_lwma_pre_2m_lin|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
   "drnn_lwma_2m_lin|conf/drnn_lwma.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
   # exp/ has not outlived a session on this machine (a new checkout each time), so a run must
-  # end inside one: an 8-epoch linear decay, about 2 hours of training at 14 minutes an epoch.
+  # end inside one: an 8-epoch linear decay, 2 h 13 min of training at 16-18 minutes an epoch
+  # (drnn_lwma_2m_lin8 on 2026-11-26).
   # drnn_lwma_pre_2m_lin overfitted from epoch 6 on (validation perplexity rising, training loss
   # falling): more dropout on the same schedule (now the configs' default)
   "drnn_lwma_pre_2m_lin_drop3|conf/drnn_lwma_pre.yaml|train_2m|model_args.dropout=0.3 max_epochs=8"
