@@ -105,11 +105,13 @@ def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = N
         "ref_words": st.ref_words, "hyp_words": st.hyp_words, "substitutions": st.substitutions,
         "deletions": st.deletions, "insertions": st.insertions, "wer": None if st.wer is None else round(st.wer, 2)}}
     write_stm(ref_dir, out / "ref.stm", only)
-    if (hyp_dir / "ctm").is_file() and only is None:
-        shutil.copyfile(hyp_dir / "ctm", out / "hyp.ctm")
-    else:  # a hypothesis data directory without its CTM: rebuild it from text and word_times
-        from punct.io import ctm
+    from punct.io import ctm
 
+    if (hyp_dir / "ctm").is_file() and only is None:
+        # the recognizer's own CTM (its times and confidences, at absolute times through the
+        # directory's segments), marks stripped and in the start-time order sclite wants
+        ctm.write(ctm.read_datadir(hyp_dir), out / "hyp.ctm", marks=False, sort=True)
+    else:  # a hypothesis data directory without its CTM: rebuild it from text and word_times
         ctm.write(hyp, out / "hyp.ctm", marks=False, sort=True)
     result["sclite"] = run_sclite(out / "ref.stm", out / "hyp.ctm", out / "sclite.txt")
     result["utterances"] = sorted(only) if only is not None else len(ref)

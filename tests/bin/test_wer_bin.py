@@ -73,3 +73,22 @@ def test_missing_reference(tmp_path, capsys):
     hyp = _datadir(tmp_path / "hyp", HYP, True)
     assert wer.main(["--ref", str(tmp_path / "nope"), "--hyp", str(hyp), "--out-dir", str(tmp_path / "o")]) == 1
     assert "nope" in capsys.readouterr().err
+
+
+def test_recognizer_ctm_goes_to_sclite_sorted_and_unpunctuated(dirs):
+    """A hypothesis directory's own CTM (lines out of time order, marks attached, confidences)
+    reaches sclite in start-time order, without the marks, confidences kept."""
+    ref, hyp, out = dirs
+    (hyp / "ctm").write_text(
+        "call-b 1 0.500 0.400 you 0.9\n"
+        "call-b 1 0.000 0.400 Thank 0.8\n"
+        "call-b 1 1.000 0.400 very\n"
+        "call-b 1 1.500 0.400 much. 0.7\n"
+        "call-a 1 0.000 0.400 so,\n", encoding="utf-8")
+    assert wer.main(["--ref", str(ref), "--hyp", str(hyp), "--out-dir", str(out)]) == 0
+    lines = (out / "hyp.ctm").read_text(encoding="utf-8").splitlines()
+    assert lines == ["call-a 1 0.00 0.40 so",
+                     "call-b 1 0.00 0.40 Thank 0.80",
+                     "call-b 1 0.50 0.40 you 0.90",
+                     "call-b 1 1.00 0.40 very",
+                     "call-b 1 1.50 0.40 much 0.70"]
