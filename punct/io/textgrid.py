@@ -146,6 +146,14 @@ def read(path: str | Path, tier: str | None = None) -> list[Utterance]:
     try:
         tg = textgrid_io.parseTextgridStr(text, includeEmptyIntervals=True)
     except Exception as e:  # praatio raises IndexError/ValueError/... on malformed files
+        lines, sizes = _interval_lines(text)
+        names = re.findall(r'^\s*name\s*=\s*"((?:[^"]|"")*)"', text, re.M)
+        for ti, (n, ln) in sorted(sizes.items()):
+            found = sum(1 for t, _ in lines if t == ti)
+            if found < n:  # a long-format file cut off inside a tier: say so rather than praatio's error
+                name = repr(names[ti - 1].replace('""', '"')) if ti <= len(names) else str(ti)
+                raise PunctError(f"tier {name} declares {n} intervals but has {found} (is the file cut off?)", path,
+                                 ln) from None
         raise PunctError(f"malformed TextGrid, praatio cannot parse it ({type(e).__name__}: {e})", path,
                          _bad_number_line(text)) from None
     tiers = tg.get("tiers", [])

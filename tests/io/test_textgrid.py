@@ -142,6 +142,10 @@ def test_malformed_and_empty(tmp_path):
     with pytest.raises(PunctError, match="declares 4 intervals but has 1") as e:
         textgrid.read(write(tmp_path, LONG[: LONG.index("intervals [2]")]))
     assert e.value.line == 14
+    # cut off inside an interval: praatio cannot parse it, and the error still says what is wrong where
+    with pytest.raises(PunctError, match="tier 'words' declares 4 intervals but has 2") as e:
+        textgrid.read(write(tmp_path, LONG[: LONG.index('text = "Hello,"')]))
+    assert e.value.line == 14
     with pytest.raises(PunctError, match="declares 3 intervals but has") as e:
         textgrid.read(write(tmp_path, SHORT_MFA[: SHORT_MFA.index('"Bob - words"') + 20]))
     assert e.value.line == 31
