@@ -113,6 +113,21 @@ def _short_sizes(text: str) -> dict[int, tuple[int, int]]:
     return sizes
 
 
+def _declared_tiers(text: str) -> tuple[int, int] | None:
+    """(number of tiers the header declares, its line), in either text format, or None."""
+    lines = text.splitlines()
+    for n, line in enumerate(lines, 1):
+        m = re.match(r"size\s*=\s*(\d+)\s*$", line)  # long format: the unindented size line
+        if m:
+            return int(m.group(1)), n
+        if line.strip() == "<exists>" and n < len(lines):  # short format: the line after <exists>
+            try:
+                return int(lines[n].strip()), n + 1
+            except ValueError:
+                return None
+    return None
+
+
 def _bad_number_line(text: str) -> int | None:
     """The first line of the long format whose xmin/xmax/size is not a number (for error messages)."""
     for n, line in enumerate(text.splitlines(), 1):
@@ -157,6 +172,16 @@ def read(path: str | Path, tier: str | None = None) -> list[Utterance]:
         raise PunctError(f"malformed TextGrid, praatio cannot parse it ({type(e).__name__}: {e})", path,
                          _bad_number_line(text)) from None
     tiers = tg.get("tiers", [])
+    lines, sizes = _interval_lines(text)
+    if not lines:
+        sizes = _short_sizes(text)
+    for ti, t in enumerate(tiers, 1):
+        if t["class"] == "IntervalTier" and ti in sizes and sizes[ti][0] != len(t["entries"]):
+            raise PunctError(f"tier {t['name']!r} declares {sizes[ti][0]} intervals but has {len(t['entries'])} "
+                             "(is the file cut off?)", path, sizes[ti][1])
+    declared = _declared_tiers(text)
+    if declared is not None and declared[0] > len(tiers):
+        raise PunctError(f"declares {declared[0]} tiers but has {len(tiers)} (is the file cut off?)", path, declared[1])
     names = [f"{t['name']!r}" + ("" if t["class"] == "IntervalTier" else f" ({t['class']})") for t in tiers]
     chosen = []
     for i, t in enumerate(tiers, 1):
@@ -174,15 +199,9 @@ def read(path: str | Path, tier: str | None = None) -> list[Utterance]:
     if not chosen:
         want = f"interval tier named {tier!r}" if tier else "words tier (an interval tier named 'words' or '<speaker> - words')"
         raise PunctError(f"no {want}; tiers here: {', '.join(names) or 'none'}", path)
-    lines, sizes = _interval_lines(text)
-    if not lines:
-        sizes = _short_sizes(text)
     stem = path.name[: -len(".textgrid")] if path.name.lower().endswith(".textgrid") else path.stem
     utts = []
     for ti, t, spk in chosen:
-        if ti in sizes and sizes[ti][0] != len(t["entries"]):
-            raise PunctError(f"tier {t['name']!r} declares {sizes[ti][0]} intervals but has {len(t['entries'])} "
-                             "(is the file cut off?)", path, sizes[ti][1])
         words: list[Word] = []
         prev_end = None
         for k, (s, e, label) in enumerate(t["entries"], 1):

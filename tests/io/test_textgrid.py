@@ -146,6 +146,13 @@ def test_malformed_and_empty(tmp_path):
     with pytest.raises(PunctError, match="tier 'words' declares 4 intervals but has 2") as e:
         textgrid.read(write(tmp_path, LONG[: LONG.index('text = "Hello,"')]))
     assert e.value.line == 14
+    # cut off between two tiers, the words tier whole
+    with pytest.raises(PunctError, match="declares 2 tiers but has 1") as e:
+        textgrid.read(write(tmp_path, LONG[: LONG.index("    item [2]")]))
+    assert e.value.line == 7
+    with pytest.raises(PunctError, match="declares 3 tiers but has 2") as e:
+        textgrid.read(write(tmp_path, SHORT_MFA[: SHORT_MFA.index('"Bob - words"') - len('"IntervalTier"\n')]))
+    assert e.value.line == 7
     with pytest.raises(PunctError, match="declares 3 intervals but has") as e:
         textgrid.read(write(tmp_path, SHORT_MFA[: SHORT_MFA.index('"Bob - words"') + 20]))
     assert e.value.line == 31
