@@ -179,14 +179,40 @@ def read(path: str | Path, segments: str | Path | Mapping[str, tuple[str, float,
     return utts
 
 
+def _first_fields(path: Path) -> dict[str, int]:
+    """The distinct first fields of a CTM's word lines, each with the first line it is on."""
+    out: dict[str, int] = {}
+    for lineno, line in iter_lines(path):
+        if line.strip() and not line.startswith(";;"):
+            out.setdefault(line.split()[0], lineno)
+    return out
+
+
 def read_datadir(datadir: str | Path) -> list[Utterance]:
-    """A Kaldi data directory's ``ctm``, with its ``segments`` and ``utt2spk`` when present."""
+    """A Kaldi data directory's ``ctm``, with its ``segments`` and ``utt2spk`` when present.
+
+    With ``segments``, the CTM is either one of utterances (``get_ctm`` before
+    ``convert_ctm``: times relative to each segment) or one of recordings (after it, or as
+    ``punct.bin.asr_decode`` writes it: absolute times); which one is told by its first
+    fields, which are all utterances or all recordings of ``segments``.
+    """
     d = Path(datadir)
-    if not (d / "ctm").is_file():
-        raise PunctError("file not found", d / "ctm")
+    path = d / "ctm"
+    if not path.is_file():
+        raise PunctError("file not found", path)
     seg = d / "segments"
     spk = d / "utt2spk"
-    return read(d / "ctm", segments=seg if seg.is_file() else None, utt2spk=read_utt2spk(spk) if spk.is_file() else None)
+    segments = read_segments(seg) if seg.is_file() else None
+    if segments is not None:
+        first = _first_fields(path)
+        recordings = {r for r, _, _ in segments.values()}
+        if first and all(f not in segments for f in first):
+            stray = [(n, f) for f, n in first.items() if f not in recordings]
+            if stray:
+                n, f = min(stray)
+                raise PunctError(f"{f!r} is neither an utterance nor a recording of {seg}", path, n)
+            segments = None  # a CTM of recordings: the times are absolute already
+    return read(path, segments=segments, utt2spk=read_utt2spk(spk) if spk.is_file() else None)
 
 
 def format_time(x: float) -> str:

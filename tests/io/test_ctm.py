@@ -125,6 +125,14 @@ def test_segments_make_times_absolute(tmp_path):
     (tmp_path / "ctm").write_text(p.read_text())
     (tmp_path / "utt2spk").write_text("spk1-utt1 spk1\nspk1-utt2 spk1\n")
     assert [u.speaker for u in ctm.read_datadir(tmp_path)] == ["spk1", "spk1"]
+    # a data directory holding a CTM of recordings (absolute times, as asr_decode writes it)
+    (tmp_path / "ctm").write_text("rec 1 2.60 0.20 hello\nrec 1 10.00 0.30 again\n")
+    (utt,) = ctm.read_datadir(tmp_path)
+    assert (utt.id, [w.start for w in utt.words]) == ("rec", [2.6, 10.0])
+    (tmp_path / "ctm").write_text("rec 1 2.60 0.20 hello\nother 1 10.00 0.30 again\n")
+    with pytest.raises(PunctError, match="'other' is neither an utterance nor a recording") as e:
+        ctm.read_datadir(tmp_path)
+    assert e.value.line == 2
 
 
 def test_write_punctuated_and_plain(tmp_path):
