@@ -75,6 +75,9 @@ experiments+=(
   # test2011 63.4 (2026-11-26): 2.5 below the dropout-0.2 run
   "drnn_lwma_pre_2m_lin_drop3|conf/drnn_lwma_pre.yaml|train_2m|model_args.dropout=0.3 max_epochs=8"
   "drnn_lwma_2m_lin8|conf/drnn_lwma.yaml|train_2m|max_epochs=8"
+  # drnn_lwma_pre_2m_lin again with another seed (initialisation and batch order): how much of
+  # its 65.9 is the seed; 10 epochs, about 2 h 40 min on both cores
+  "drnn_lwma_pre_2m_lin_s2|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3 seed=2"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
