@@ -113,6 +113,11 @@ def _short_sizes(text: str) -> dict[int, tuple[int, int]]:
     return sizes
 
 
+def _cut_off(path: Path, what: str, declared: int, found: int, line: int | None) -> PunctError:
+    """The error for a TextGrid with fewer tiers or intervals than it declares (``what``: the tier, or "")."""
+    return PunctError(f"{what + ' ' if what else ''}declares {declared} but has {found} (is the file cut off?)", path, line)
+
+
 def _declared_tiers(text: str) -> tuple[int, int] | None:
     """(number of tiers the header declares, its line), in either text format, or None."""
     lines = text.splitlines()
@@ -167,8 +172,7 @@ def read(path: str | Path, tier: str | None = None) -> list[Utterance]:
             found = sum(1 for t, _ in lines if t == ti)
             if found < n:  # a long-format file cut off inside a tier: say so rather than praatio's error
                 name = repr(names[ti - 1].replace('""', '"')) if ti <= len(names) else str(ti)
-                raise PunctError(f"tier {name} declares {n} intervals but has {found} (is the file cut off?)", path,
-                                 ln) from None
+                raise _cut_off(path, f"tier {name}", f"{n} intervals", found, ln) from None
         raise PunctError(f"malformed TextGrid, praatio cannot parse it ({type(e).__name__}: {e})", path,
                          _bad_number_line(text)) from None
     tiers = tg.get("tiers", [])
@@ -177,11 +181,10 @@ def read(path: str | Path, tier: str | None = None) -> list[Utterance]:
         sizes = _short_sizes(text)
     for ti, t in enumerate(tiers, 1):
         if t["class"] == "IntervalTier" and ti in sizes and sizes[ti][0] != len(t["entries"]):
-            raise PunctError(f"tier {t['name']!r} declares {sizes[ti][0]} intervals but has {len(t['entries'])} "
-                             "(is the file cut off?)", path, sizes[ti][1])
+            raise _cut_off(path, f"tier {t['name']!r}", f"{sizes[ti][0]} intervals", len(t["entries"]), sizes[ti][1])
     declared = _declared_tiers(text)
     if declared is not None and declared[0] > len(tiers):
-        raise PunctError(f"declares {declared[0]} tiers but has {len(tiers)} (is the file cut off?)", path, declared[1])
+        raise _cut_off(path, "", f"{declared[0]} tiers", len(tiers), declared[1])
     names = [f"{t['name']!r}" + ("" if t["class"] == "IntervalTier" else f" ({t['class']})") for t in tiers]
     chosen = []
     for i, t in enumerate(tiers, 1):
