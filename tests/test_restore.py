@@ -246,6 +246,13 @@ def test_datadir_with_segments_ctm(tiny, tmp_path):
     lines = (tmp_path / "o.ctm").read_text().splitlines()
     assert [line.split()[:3] for line in lines] == [["call", "1", "10.10"], ["call", "1", "10.40"], ["call", "1", "12.50"],
                                                      ["call", "1", "12.90"]]
+    # the same words as a CTM of the recording (absolute times, as asr_decode writes beside
+    # segments) give the same utterances, speakers and output
+    (d / "ctm").write_text("call 1 10.10 0.20 good\ncall 1 10.40 0.20 morning\ncall 1 12.50 0.30 thank\n"
+                           "call 1 12.90 0.20 you\n")
+    again = restore_file(d, tmp_path / "r.ctm", model=model_path)
+    assert [(u.id, u.speaker) for u in again] == [("s-1", "s"), ("s-2", "s")]
+    assert (tmp_path / "r.ctm").read_text() == (tmp_path / "o.ctm").read_text()
 
 
 def make_pause_model(path, sets=("pause",), columns=("pause_after",)):

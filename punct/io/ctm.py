@@ -194,7 +194,9 @@ def read_datadir(datadir: str | Path) -> list[Utterance]:
     With ``segments``, the CTM is either one of utterances (``get_ctm`` before
     ``convert_ctm``: times relative to each segment) or one of recordings (after it, or as
     ``punct.bin.asr_decode`` writes it: absolute times); which one is told by its first
-    fields, which are all utterances or all recordings of ``segments``.
+    fields, which are all utterances or all recordings of ``segments``. A CTM of
+    recordings is cut back into the segments' utterances (``split_by_segments``), so
+    both kinds give the same utterances, ids and speakers.
     """
     d = Path(datadir)
     path = d / "ctm"
@@ -211,8 +213,52 @@ def read_datadir(datadir: str | Path) -> list[Utterance]:
             if stray:
                 n, f = min(stray)
                 raise PunctError(f"{f!r} is neither an utterance nor a recording of {seg}", path, n)
-            segments = None  # a CTM of recordings: the times are absolute already
+            utt2spk = read_utt2spk(spk) if spk.is_file() else None
+            return split_by_segments(read(path), segments, utt2spk, path)
     return read(path, segments=segments, utt2spk=read_utt2spk(spk) if spk.is_file() else None)
+
+
+def split_by_segments(recordings: list[Utterance], segments: Mapping[str, tuple[str, float, float]],
+                      utt2spk: Mapping[str, str] | None = None, path: str | Path | None = None) -> list[Utterance]:
+    """Cut utterances of whole recordings (absolute word times) into Kaldi segments.
+
+    A word goes to the segment that holds its midpoint (of overlapping ones, the one it
+    is deepest inside), else to the nearest segment of its recording, with a warning;
+    words keep their order. A segment without words gives no utterance. A recording
+    read with several channels gives ``utterance-channel`` ids, as ``read`` names them.
+    """
+    by_reco: dict[str, list[tuple[float, float, str]]] = {}
+    for utt, (reco, s, e) in segments.items():
+        by_reco.setdefault(reco, []).append((s, e, utt))
+    channels: dict[str, int] = {}
+    for u in recordings:
+        channels[u.recording or u.id] = channels.get(u.recording or u.id, 0) + 1
+    out = []
+    for u in recordings:
+        reco = u.recording or u.id
+        segs = sorted(by_reco.get(reco, ()))
+        if not segs:
+            raise PunctError(f"recording {reco!r} has no segments", path)
+        parts: dict[str, list] = {}
+        outside = 0
+        for w in u.words:
+            mid = (w.start + w.end) / 2
+            inside = [(min(mid - s, e - mid), utt) for s, e, utt in segs if s <= mid <= e]
+            if inside:
+                utt = max(inside)[1]
+            else:
+                outside += 1
+                utt = min((max(s - mid, mid - e), utt) for s, e, utt in segs)[1]
+            parts.setdefault(utt, []).append(w)
+        if outside:
+            log.warning("%s: %d word(s) of %s lie outside every segment; each went to the nearest one",
+                        path or "ctm", outside, u.id)
+        for utt, words in parts.items():
+            uid = utt if channels[reco] == 1 else f"{utt}-{u.channel}"
+            out.append(Utterance(id=uid, words=words, recording=reco, channel=u.channel,
+                                 speaker=utt2spk.get(utt) if utt2spk is not None else None))
+    out.sort(key=lambda u: (u.recording.encode("utf-8"), u.words[0].start, u.id.encode("utf-8")))
+    return out
 
 
 def format_time(x: float) -> str:

@@ -77,7 +77,13 @@ experiments+=(
   "drnn_lwma_2m_lin8|conf/drnn_lwma.yaml|train_2m|max_epochs=8"
   # drnn_lwma_pre_2m_lin again with another seed (initialisation and batch order): how much of
   # its 65.9 is the seed; 10 epochs, about 2 h 40 min on both cores
+  # (started at the end of the session of 2026-11-26 02:39; the machine stopped before its first
+  # checkpoint, and the next session ran drnn_lwma_pre_2m_gv_lin8 instead)
   "drnn_lwma_pre_2m_lin_s2|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3 seed=2"
+  # DRNN-LWMA-pre with punctuator2's pretrained vocabulary (every GloVe 6B word, so a word
+  # unseen in training reads its vector instead of <unk>), which took T-BRNN-pre over its
+  # target (tbrnn_pre_2m_gv_adam_lin); 8 epochs so that it ends inside one session
+  "drnn_lwma_pre_2m_gv_lin8|conf/drnn_lwma_pre.yaml|train_2m|vocabulary=train+pretrained max_epochs=8"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)

@@ -126,13 +126,34 @@ def test_segments_make_times_absolute(tmp_path):
     (tmp_path / "utt2spk").write_text("spk1-utt1 spk1\nspk1-utt2 spk1\n")
     assert [u.speaker for u in ctm.read_datadir(tmp_path)] == ["spk1", "spk1"]
     # a data directory holding a CTM of recordings (absolute times, as asr_decode writes it)
-    (tmp_path / "ctm").write_text("rec 1 2.60 0.20 hello\nrec 1 10.00 0.30 again\n")
-    (utt,) = ctm.read_datadir(tmp_path)
-    assert (utt.id, [w.start for w in utt.words]) == ("rec", [2.6, 10.0])
+    # is cut back into the segments' utterances, with their speakers: the same utterances
+    (tmp_path / "ctm").write_text("rec 1 2.60 0.20 hello\nrec 1 10.00 0.30 again\nrec 1 10.40 0.20 there\n")
+    utts = ctm.read_datadir(tmp_path)
+    assert [(u.id, u.speaker, u.recording, [(w.text, w.start) for w in u.words]) for u in utts] == [
+        ("spk1-utt1", "spk1", "rec", [("hello", 2.6)]),
+        ("spk1-utt2", "spk1", "rec", [("again", 10.0), ("there", 10.4)])]
     (tmp_path / "ctm").write_text("rec 1 2.60 0.20 hello\nother 1 10.00 0.30 again\n")
     with pytest.raises(PunctError, match="'other' is neither an utterance nor a recording") as e:
         ctm.read_datadir(tmp_path)
     assert e.value.line == 2
+
+
+def test_split_by_segments_by_word_midpoint(caplog):
+    segs = {"a": ("rec", 0.0, 2.0), "b": ("rec", 1.8, 4.0), "c": ("rec", 6.0, 8.0), "d": ("rec", 9.0, 9.5)}
+    words = [Word("one", "O", 0.1, 0.5), Word("two", "O", 1.9, 2.1),   # midpoint 2.0: deeper inside b
+             Word("three", "O", 1.0, 1.4), Word("four", "O", 4.5, 4.7),  # outside: nearest is b
+             Word("five", "O", 7.9, 8.4)]                                # midpoint 8.15: nearest is c
+    rec = Utterance("rec", words, recording="rec")
+    with caplog.at_level(logging.WARNING):
+        utts = ctm.split_by_segments([rec], segs, {"a": "s1"})
+    assert [(u.id, u.speaker, u.texts) for u in utts] == [
+        ("a", "s1", ["one", "three"]), ("b", None, ["two", "four"]), ("c", None, ["five"])]
+    assert "2 word(s) of rec lie outside every segment" in caplog.text
+    two = [Utterance("rec-A", [Word("x", "O", 0.1, 0.2)], recording="rec", channel="A"),
+           Utterance("rec-B", [Word("y", "O", 0.1, 0.2)], recording="rec", channel="B")]
+    assert sorted(u.id for u in ctm.split_by_segments(two, segs)) == ["a-A", "a-B"]
+    with pytest.raises(PunctError, match="recording 'other' has no segments"):
+        ctm.split_by_segments([Utterance("other", words, recording="other")], segs)
 
 
 def test_write_punctuated_and_plain(tmp_path):
