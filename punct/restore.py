@@ -106,7 +106,8 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
 
     A data directory with a ``ctm`` is read as that CTM (with its ``segments`` and
     ``utt2spk``); otherwise as ``text`` (+ ``word_times``). Text files are read by
-    ``read_plain_text``. ``segments``: a Kaldi segments file for an utterance-level CTM.
+    ``read_plain_text``. ``segments``: a Kaldi segments file for a CTM of its utterances (or of its
+    recordings, cut into the segments: ``ctm.read_with_segments``).
     """
     from punct.io import detect_format, read_any
     from punct.io import ctm
@@ -126,7 +127,7 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
         else:
             utts = read_any(path, "datadir")
     elif fmt == "ctm":
-        utts = ctm.read(path, segments=segments)
+        utts = ctm.read(path) if segments is None else ctm.read_with_segments(path, segments)
     elif fmt == "text":
         utts = read_plain_text(path)
     else:

@@ -253,6 +253,9 @@ def test_datadir_with_segments_ctm(tiny, tmp_path):
     again = restore_file(d, tmp_path / "r.ctm", model=model_path)
     assert [(u.id, u.speaker) for u in again] == [("s-1", "s"), ("s-2", "s")]
     assert (tmp_path / "r.ctm").read_text() == (tmp_path / "o.ctm").read_text()
+    # and so does the CTM given on its own with the segments file (restore --segments)
+    assert [(u.id, u.texts) for u in read_input(d / "ctm", segments=d / "segments")] == \
+        [("s-1", ["good", "morning"]), ("s-2", ["thank", "you"])]
 
 
 def make_pause_model(path, sets=("pause",), columns=("pause_after",)):

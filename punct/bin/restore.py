@@ -42,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input-format", default=None, help="format of INPUT (default: by extension or content)")
     p.add_argument("--output-format", default=None, choices=_OUTPUT_FORMATS,
                    help="format of the output (default: by the extension of -o, text on stdout)")
-    p.add_argument("--segments", default=None, help="Kaldi segments file: INPUT is a CTM of utterances with times "
-                                                    "relative to their segment")
+    p.add_argument("--segments", default=None, help="Kaldi segments file: INPUT is a CTM of its utterances (times "
+                                                    "relative to each segment) or of its recordings (absolute times, "
+                                                    "cut into the segments); the output has the segments' utterances")
     p.add_argument("--speaker-breaks", action="store_true",
                    help="a change of speaker within an utterance ends the sentence (and splits the decoding stream)")
     p.add_argument("--window", type=int, default=None, help="words per decoding window (default: the model's training slice)")

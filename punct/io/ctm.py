@@ -189,33 +189,45 @@ def _first_fields(path: Path) -> dict[str, int]:
 
 
 def read_datadir(datadir: str | Path) -> list[Utterance]:
-    """A Kaldi data directory's ``ctm``, with its ``segments`` and ``utt2spk`` when present.
-
-    With ``segments``, the CTM is either one of utterances (``get_ctm`` before
-    ``convert_ctm``: times relative to each segment) or one of recordings (after it, or as
-    ``punct.bin.asr_decode`` writes it: absolute times); which one is told by its first
-    fields, which are all utterances or all recordings of ``segments``. A CTM of
-    recordings is cut back into the segments' utterances (``split_by_segments``), so
-    both kinds give the same utterances, ids and speakers.
-    """
+    """A Kaldi data directory's ``ctm``, with its ``segments`` and ``utt2spk`` when present
+    (``read_with_segments``)."""
     d = Path(datadir)
     path = d / "ctm"
     if not path.is_file():
         raise PunctError("file not found", path)
     seg = d / "segments"
     spk = d / "utt2spk"
-    segments = read_segments(seg) if seg.is_file() else None
-    if segments is not None:
-        first = _first_fields(path)
+    utt2spk = read_utt2spk(spk) if spk.is_file() else None
+    if not seg.is_file():
+        return read(path, utt2spk=utt2spk)
+    return read_with_segments(path, seg, utt2spk)
+
+
+def read_with_segments(path: str | Path, segments: str | Path | Mapping[str, tuple[str, float, float]],
+                       utt2spk: Mapping[str, str] | None = None) -> list[Utterance]:
+    """A CTM read into the utterances of a Kaldi ``segments`` file.
+
+    The CTM is either one of utterances (``get_ctm`` before ``convert_ctm``: times relative
+    to each segment) or one of recordings (after it, or as ``punct.bin.asr_decode`` writes
+    it: absolute times); its first fields, all utterances or all recordings of
+    ``segments``, tell which. A CTM of recordings is cut back into the segments'
+    utterances (``split_by_segments``), so both kinds give the same utterances, ids and
+    speakers.
+    """
+    path = Path(path)
+    seg_path = segments if isinstance(segments, (str, Path)) else None
+    if isinstance(segments, (str, Path)):
+        segments = read_segments(segments)
+    first = _first_fields(path)
+    if first and all(f not in segments for f in first):
         recordings = {r for r, _, _ in segments.values()}
-        if first and all(f not in segments for f in first):
-            stray = [(n, f) for f, n in first.items() if f not in recordings]
-            if stray:
-                n, f = min(stray)
-                raise PunctError(f"{f!r} is neither an utterance nor a recording of {seg}", path, n)
-            utt2spk = read_utt2spk(spk) if spk.is_file() else None
-            return split_by_segments(read(path), segments, utt2spk, path)
-    return read(path, segments=segments, utt2spk=read_utt2spk(spk) if spk.is_file() else None)
+        stray = [(n, f) for f, n in first.items() if f not in recordings]
+        if stray:
+            n, f = min(stray)
+            where = f" of {seg_path}" if seg_path is not None else ""
+            raise PunctError(f"{f!r} is neither an utterance nor a recording{where}", path, n)
+        return split_by_segments(read(path), segments, utt2spk, path)
+    return read(path, segments=segments, utt2spk=utt2spk)
 
 
 def split_by_segments(recordings: list[Utterance], segments: Mapping[str, tuple[str, float, float]],
