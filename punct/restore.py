@@ -116,7 +116,7 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
     if not path.exists():
         raise PunctError("input not found", path)
     if fmt is None:
-        fmt = detect_format(path)
+        fmt = detect_format(path, "--input-format")
     if segments is not None and fmt != "ctm":
         raise PunctError(f"a segments file goes with a CTM input, not {fmt}", path)
     if fmt == "datadir":

@@ -3,6 +3,7 @@
     punct restore talk.ctm -o talk.punct.ctm
     punct restore --model exp/iwslt2011/tbrnn_all/best.pt talk.TextGrid -o talk.srt
     punct restore vosk.json                      # punctuated text on stdout
+    recognizer ... | punct restore - -o out.ctm  # INPUT - : read from standard input
 
 Input formats: ctm, textgrid, json (punct, Vosk, Whisper), srt, vtt, text, datadir
 (a Kaldi data directory: its ctm with segments, else text and word_times), and any
@@ -26,7 +27,8 @@ _OUTPUT_FORMATS = ("text", "ctm", "textgrid", "json", "srt", "vtt", "datadir")
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="punct restore", description=__doc__.splitlines()[0],
                                 epilog="\n".join(__doc__.splitlines()[1:]), formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("input", metavar="INPUT", help="ASR output: a file or a data directory")
+    p.add_argument("input", metavar="INPUT", help="ASR output: a file or a data directory; - reads standard input "
+                                                  "(its format told by its content unless --input-format)")
     p.add_argument("-o", "--output", default=None, help="output file (or directory for datadir); default: stdout")
     p.add_argument("--model", default=None, action="append",
                    help="model file (best.pt); default: models/default.pt. Given more than once, the models restore "
@@ -55,7 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+STDIN_NAME = "<stdin>"
+
+
 def _main(args: argparse.Namespace) -> int:
+    if args.input == "-":
+        return _main_stdin(args)
     require_inputs([args.input], "input")
     require_inputs([args.segments], "segments file")
     if args.model is not None:
@@ -95,6 +102,28 @@ def _main(args: argparse.Namespace) -> int:
                  output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
                  batch_size=args.batch_size, segments=args.segments, weights=args.weights, bias=args.bias)
     return 0
+
+
+def _main_stdin(args: argparse.Namespace) -> int:
+    """INPUT ``-``: standard input, kept in a temporary file (the readers take files and
+    tell a format by content); errors about it name ``<stdin>`` and its line."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    if args.segments is not None:
+        require_inputs([args.segments], "segments file")
+    with tempfile.TemporaryDirectory(prefix="punct-restore-") as d:
+        tmp = Path(d) / "stdin"
+        with open(tmp, "wb") as f:
+            shutil.copyfileobj(sys.stdin.buffer, f)
+        args.input = str(tmp)
+        try:
+            return _main(args)
+        except PunctError as e:
+            if e.path != str(tmp):
+                raise
+            raise PunctError(e.message, STDIN_NAME, e.line) from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -70,8 +70,8 @@ def _main(args: argparse.Namespace) -> int:
     from punct.io import read_any
     from punct.score import aligned_slots, score_streams
 
-    ref = read_any(args.ref, args.ref_format)
-    hyp = read_any(args.hyp, args.hyp_format)
+    ref = read_any(args.ref, args.ref_format, "--ref-format")
+    hyp = read_any(args.hyp, args.hyp_format, "--hyp-format")
     log.info("reference %s: %d utterances, %d words; hypothesis %s: %d utterances, %d words",
              args.ref, len(ref), sum(len(u) for u in ref), args.hyp, len(hyp), sum(len(u) for u in hyp))
     streams, transfer = aligned_slots(ref, hyp, count_dropped=args.count_dropped)

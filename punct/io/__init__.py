@@ -73,10 +73,11 @@ def _folder_files(path: Path) -> list[Path]:
     return sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".") and _by_extension(p))
 
 
-def detect_format(path: str | Path) -> str:
+def detect_format(path: str | Path, option: str = "a format option") -> str:
     """The format of ``path``: ``datadir`` for a data directory (a directory with ``text``),
     ``folder`` for another directory that holds files of known formats (one recording a file:
-    Earnings-21's ``.nlp`` files, a folder of CTMs), else by extension, else by sniffing."""
+    Earnings-21's ``.nlp`` files, a folder of CTMs), else by extension, else by sniffing.
+    ``option`` names the command's option that gives the format, for the error."""
     path = Path(path)
     if path.is_dir():
         if not (path / "text").exists() and _folder_files(path):
@@ -89,17 +90,20 @@ def detect_format(path: str | Path) -> str:
         raise PunctError("file not found", path)
     with open(path, "rb") as f:
         head = f.read(8192).decode("utf-8", errors="replace")
+    if not head.strip():
+        raise PunctError("empty file (nothing to read)", path)
     for fmt in FORMAT_MODULES:
         sniff = getattr(format_module(fmt), "sniff", None)
         if sniff is not None and sniff(head):
             return fmt
-    raise PunctError(f"cannot tell the format of this file (use --format; known: {', '.join(format_names())})", path)
+    raise PunctError(f"cannot tell the format of this file from its name or content (give it with {option}; "
+                     f"known: {', '.join(format_names())})", path)
 
 
-def read_any(path: str | Path, fmt: str | None = None) -> list[Utterance]:
-    """Read ``path`` as ``fmt`` (detected when None) into utterances."""
+def read_any(path: str | Path, fmt: str | None = None, option: str = "a format option") -> list[Utterance]:
+    """Read ``path`` as ``fmt`` (detected when None; ``option``: see ``detect_format``) into utterances."""
     path = Path(path)
-    fmt = fmt or detect_format(path)
+    fmt = fmt or detect_format(path, option)
     if fmt == "datadir":
         from punct.datadir import load_utterances
 

@@ -78,6 +78,36 @@ def test_malformed_input_names_file_and_line(tmp_path, model_path, capsys):
     assert "cannot tell the output format" in capsys.readouterr().err
 
 
+def test_standard_input(tmp_path, model_path, ctm, capsys, monkeypatch):
+    """INPUT - reads standard input: the format by content (or --input-format), errors
+    naming <stdin> and the line, the same output as from the file."""
+    import io
+    from punct.bin import restore
+
+    def stdin(data: bytes):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+    assert restore.main(["--model", str(model_path), str(ctm)]) == 0
+    from_file = capsys.readouterr().out
+    stdin(ctm.read_bytes())
+    assert restore.main(["--model", str(model_path), "-"]) == 0
+    assert capsys.readouterr().out == from_file
+    stdin(b"talk 1 0.0 0.3 hello\ntalk 1 0.5 x0.3 world\n")
+    assert restore.main(["--model", str(model_path), "-"]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == ["error: <stdin>:2: duration 'x0.3' is not a number"]
+    stdin(b"hello everyone and welcome to the call\n")
+    assert restore.main(["--model", str(model_path), "-"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: <stdin>: cannot tell the format") and "--input-format" in err[0]
+    stdin(b"hello everyone and welcome to the call\n")
+    assert restore.main(["--model", str(model_path), "-", "--input-format", "text"]) == 0
+    assert [t.rstrip(",.?") for t in capsys.readouterr().out.split()] == \
+        "hello everyone and welcome to the call".split()
+    stdin(b"")
+    assert restore.main(["--model", str(model_path), "-"]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == ["error: <stdin>: empty file (nothing to read)"]
+
+
 def test_stdout_text_and_files(tmp_path, model_path, ctm, capsys):
     from punct.bin import restore
     from punct.io.sentences import punctuated
