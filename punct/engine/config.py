@@ -63,6 +63,10 @@ class TrainConfig:
     #: word of the pretrained_embeddings set, as punctuator2 builds T-BRNN-pre's vocabulary from
     #: the vector file: a word never seen in training still reads its pretrained vector)
     vocabulary: str = "train"
+    #: training only: each input word is read as <unk> with this probability, drawn afresh
+    #: every step (word dropout: a regulariser for an embedding learnt from few words, which
+    #: also trains <unk> on words the model knows); models that read word ids only. 0: off
+    word_dropout: float = 0.0
     max_epochs: int = 50
     #: stop after this many epochs without a better validation score (select_by)
     patience: int = 5
@@ -121,6 +125,8 @@ class TrainConfig:
             raise ValueError(f"vocabulary must be train or train+pretrained, got {self.vocabulary!r}")
         if self.vocabulary == "train+pretrained" and not self.pretrained_embeddings:
             raise ValueError("vocabulary train+pretrained needs pretrained_embeddings (the vectors whose words it adds)")
+        if not 0.0 <= self.word_dropout < 1.0:
+            raise ValueError(f"word_dropout must be at least 0 and below 1, got {self.word_dropout}")
         if self.select_by not in ("ppl", "f1"):
             raise ValueError(f"select_by must be ppl or f1, got {self.select_by!r}")
         if self.select_by == "f1" and self.lr_schedule == "halving":

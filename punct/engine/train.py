@@ -62,11 +62,11 @@ from punct.engine import checkpoint as ckpt
 from punct.engine.averaging import average_snapshots, best_snapshots, keep_snapshot, prune_snapshots, seed_snapshots
 from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
-from punct.engine.inputs import WordInputs, build_inputs, inputs_from_checkpoint
+from punct.engine.inputs import WordInputs, build_inputs, input_kind, inputs_from_checkpoint
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
 from punct.labels import LABELS, label_id
-from punct.models import SPECIALS, build_model, get_model_class, resolved_model_args
+from punct.models import SPECIALS, UNK_ID, build_model, get_model_class, resolved_model_args
 
 log = logging.getLogger(__name__)
 
@@ -386,6 +386,11 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     warm = bool(cfg.init_from) and not second_stage  # a warm start from a model of the same kind
     if cfg.freeze and not second_stage:
         raise PunctError(f"freeze keeps a two-stage model's stage one fixed; {cfg.model} has no stage one")
+    if cfg.word_dropout and (input_kind(model_cls) not in ("words", "words+feats")
+                             or getattr(model_cls, "trainer", "sgd") == "fit"):
+        raise PunctError(f"word_dropout needs a network that reads word ids; {cfg.model} "
+                         + ("is estimated by counting" if getattr(model_cls, "trainer", "sgd") == "fit"
+                            else f"reads {input_kind(model_cls)}"))
     if warm and getattr(model_cls, "trainer", "sgd") == "fit":
         raise PunctError(f"model {cfg.model} is estimated by counting: it cannot train on from init_from")
     if second_stage and not cfg.init_from:
@@ -564,13 +569,23 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         first_batch = prog["batch"]
         for b in range(prog["batch"], len(batches)):
             idx = batches[b]
+            prepare = None
+            if cfg.word_dropout:  # one draw for the whole batch, whatever the ranks: the same model
+                u = np.random.default_rng([cfg.seed, epoch, b]).random((len(idx), train_sl.ids.shape[1]))
+                if world > 1:
+                    u = np.array_split(u, world)[rank]
+
+                def prepare(kw, u=u):
+                    return drop_words(kw, cfg.word_dropout, u)
             if world > 1:
                 n = int((train_sl.labels[idx] >= 0).sum())
                 n_words = int(train_sl.lengths[idx].sum())
                 loss_val = _dist_step(model, params, inputs, train_sl, np.array_split(idx, world)[rank],
-                                      n if cfg.loss_reduction == "mean" else 1, cfg.precision)
+                                      n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare)
             else:
                 kw, mask, y = batch_inputs(inputs, train_sl, idx)
+                if prepare is not None:
+                    kw = prepare(kw)
                 y = map_targets(model, y)
                 n = int((y != -100).sum())
                 n_words = int(mask.sum())
@@ -739,11 +754,21 @@ def _warm_progress(ck0: dict[str, Any], path: Path) -> dict[str, Any]:
                 warm_start={"from": str(path), "epoch": epoch})
 
 
+def drop_words(kw: dict[str, torch.Tensor], p: float, u: np.ndarray) -> dict[str, torch.Tensor]:
+    """Word dropout: each real word of ``kw["ids"]`` ``[b,T]`` becomes ``<unk>`` where its
+    uniform draw ``u[:, :T]`` is below ``p`` (padding stays padding). The training loop
+    draws ``u`` from the seed, epoch and step, so that a resumed run and a data-parallel
+    one draw what one uninterrupted process would have."""
+    ids = kw["ids"]
+    hit = torch.from_numpy(u[:, : ids.shape[1]] < p) & kw["mask"]
+    return dict(kw, ids=ids.masked_fill(hit, UNK_ID))
+
+
 def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int,
-               precision: str = "fp32") -> float:
+               precision: str = "fp32", prepare: Callable | None = None) -> float:
     """One rank's share of a data-parallel step: backward of its summed loss / N_TOTAL
     (the whole batch's word count for a mean loss, 1 for a sum), then one all-reduce of
-    every gradient and the loss."""
+    every gradient and the loss. ``prepare`` changes the model's inputs (word dropout)."""
     import torch.distributed as dist
 
     for p in params:
@@ -751,6 +776,8 @@ def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total:
     loss_val = 0.0
     if n_total and len(part):
         kw, mask, y = batch_inputs(inputs, slices, part)
+        if prepare is not None:
+            kw = prepare(kw)
         y = map_targets(model, y)
         if int((y != -100).sum()):
             loss_sum = loss_sum_of(model, kw, y, precision)

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # gradient by its own size and can turn a 1e-9 rounding difference into a visible one).
 ARGS = ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8",
         "batch_size=4", "slice_length=20", "max_epochs=2", "checkpoint_minutes=0", "threads=1",
-        "optimizer=sgd", "lr=0.5"]
+        "optimizer=sgd", "lr=0.5", "word_dropout=0.2"]  # word dropout: one draw per batch, split between the ranks
 
 
 def test_two_ranks_match_one_process(tiny_data, tmp_path):

@@ -43,9 +43,11 @@ def test_outputs_and_best_model(tiny_data, tmp_path):
     assert done["stopped"] == "max_epochs" and done["epochs"] == 2 and done["best_epoch"] in (1, 2)
 
 
-def test_resume_mid_epoch_gives_identical_weights(tiny_data, tmp_path):
+@pytest.mark.parametrize("extra", [[], ["word_dropout=0.3"]])
+def test_resume_mid_epoch_gives_identical_weights(tiny_data, tmp_path, extra):
     tr, dev = tiny_data
-    train(tiny_cfg(), tr, dev, tmp_path / "a")
+    tiny = lambda: tiny_cfg(*extra)  # noqa: E731
+    train(tiny(), tr, dev, tmp_path / "a")
 
     class Killed(Exception):
         pass
@@ -55,10 +57,10 @@ def test_resume_mid_epoch_gives_identical_weights(tiny_data, tmp_path):
             raise Killed
 
     with pytest.raises(Killed):
-        train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=kill)
+        train(tiny(), tr, dev, tmp_path / "b", on_step=kill)
     assert ckpt.load(tmp_path / "b" / "checkpoint.pt")["progress"]["batch"] == 2  # killed during step 3
     steps = []
-    train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=lambda e, b: steps.append((e, b)))
+    train(tiny(), tr, dev, tmp_path / "b", on_step=lambda e, b: steps.append((e, b)))
     assert steps[0] == (1, 3)  # resumed at the third batch of the second epoch
     a = ckpt.load(tmp_path / "a" / "checkpoint.pt")
     b = ckpt.load(tmp_path / "b" / "checkpoint.pt")
@@ -66,6 +68,31 @@ def test_resume_mid_epoch_gives_identical_weights(tiny_data, tmp_path):
         assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
     strip = lambda rows: [{k: v for k, v in r.items() if k not in ("seconds", "words_per_s")} for r in rows]
     assert strip(a["progress"]["history"]) == strip(b["progress"]["history"])
+
+
+def test_word_dropout(tiny_data, tmp_path):
+    import numpy as np
+    from punct.engine.train import drop_words
+    from punct.models import UNK_ID
+
+    ids = torch.tensor([[5, 6, 7, 8], [9, 10, 0, 0]])
+    kw = {"ids": ids, "mask": ids != 0}
+    u = np.array([[0.05, 0.5, 0.09, 0.9, 0.0], [0.5, 0.01, 0.0, 0.0, 0.0]])
+    out = drop_words(kw, 0.1, u)
+    assert out["ids"].tolist() == [[UNK_ID, 6, UNK_ID, 8], [9, UNK_ID, 0, 0]]  # padding stays padding
+    assert kw["ids"] is ids and ids[0, 0] == 5  # the batch itself is not changed
+    with pytest.raises(PunctError, match="word_dropout must be at least 0 and below 1"):
+        tiny_cfg("word_dropout=1.0")
+    tr, dev = tiny_data
+    for model, why in (("char_bilstm", "reads chars"), ("hidden_event_lm", "is estimated by counting")):
+        cfg = load_config(ROOT / "conf" / f"{model}.yaml", TrainConfig, ["word_dropout=0.1", "max_epochs=1"])
+        with pytest.raises(PunctError, match=f"word_dropout needs a network that reads word ids; {model} {why}"):
+            train(cfg, tr, dev, tmp_path / model)
+    # it changes what the network learns, and the same seed draws the same words
+    a, b, c = (ckpt.load(train(tiny_cfg(*x), tr, dev, tmp_path / n) and tmp_path / n / "checkpoint.pt")["state_dict"]
+               for n, x in (("a", []), ("b", ["word_dropout=0.3"]), ("c", ["word_dropout=0.3"])))
+    assert not torch.equal(a["embedding.weight"], b["embedding.weight"])
+    assert all(torch.equal(b[k], c[k]) for k in b)
 
 
 def test_resume_refuses_changed_model(tiny_data, tmp_path):
