@@ -116,7 +116,15 @@ def read(path: str | Path, segments: str | Path | Mapping[str, tuple[str, float,
     path = Path(path)
     if isinstance(segments, (str, Path)):
         segments = read_segments(segments)
-    groups: dict[tuple[str, str], list[tuple[float, float, str, float | None, int]]] = {}
+    return _build(_parse(path), path, segments, utt2spk, sort)
+
+
+#: a CTM's words by (file, channel): (start, end, token, confidence, line number) in file order
+_Groups = dict[tuple[str, str], list[tuple[float, float, str, float | None, int]]]
+
+
+def _parse(path: Path) -> _Groups:
+    groups: _Groups = {}
     for lineno, line in iter_lines(path):
         if not line.strip() or line.startswith(";;"):
             continue
@@ -134,6 +142,11 @@ def read(path: str | Path, segments: str | Path | Mapping[str, tuple[str, float,
         groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno))
     if not groups:
         raise PunctError("no words (empty CTM)", path)
+    return groups
+
+
+def _build(groups: _Groups, path: Path, segments: Mapping[str, tuple[str, float, float]] | None,
+           utt2spk: Mapping[str, str] | None, sort: bool) -> list[Utterance]:
     channels: dict[str, set[str]] = {}
     for fid, ch in groups:
         channels.setdefault(fid, set()).add(ch)
@@ -179,15 +192,6 @@ def read(path: str | Path, segments: str | Path | Mapping[str, tuple[str, float,
     return utts
 
 
-def _first_fields(path: Path) -> dict[str, int]:
-    """The distinct first fields of a CTM's word lines, each with the first line it is on."""
-    out: dict[str, int] = {}
-    for lineno, line in iter_lines(path):
-        if line.strip() and not line.startswith(";;"):
-            out.setdefault(line.split()[0], lineno)
-    return out
-
-
 def read_datadir(datadir: str | Path) -> list[Utterance]:
     """A Kaldi data directory's ``ctm``, with its ``segments`` and ``utt2spk`` when present
     (``read_with_segments``)."""
@@ -218,16 +222,19 @@ def read_with_segments(path: str | Path, segments: str | Path | Mapping[str, tup
     seg_path = segments if isinstance(segments, (str, Path)) else None
     if isinstance(segments, (str, Path)):
         segments = read_segments(segments)
-    first = _first_fields(path)
-    if first and all(f not in segments for f in first):
+    groups = _parse(path)
+    first = {}  # each first field with the first line it is on
+    for (fid, _), rows in groups.items():
+        first[fid] = min(first.get(fid, rows[0][4]), rows[0][4])
+    if all(f not in segments for f in first):
         recordings = {r for r, _, _ in segments.values()}
         stray = [(n, f) for f, n in first.items() if f not in recordings]
         if stray:
             n, f = min(stray)
             where = f" of {seg_path}" if seg_path is not None else ""
             raise PunctError(f"{f!r} is neither an utterance nor a recording{where}", path, n)
-        return split_by_segments(read(path), segments, utt2spk, path)
-    return read(path, segments=segments, utt2spk=utt2spk)
+        return split_by_segments(_build(groups, path, None, None, False), segments, utt2spk, path)
+    return _build(groups, path, segments, utt2spk, False)
 
 
 def split_by_segments(recordings: list[Utterance], segments: Mapping[str, tuple[str, float, float]],
