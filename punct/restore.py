@@ -66,6 +66,11 @@ OUTPUT_FORMATS: dict[str, tuple[str, ...]] = {
     "datadir": (),
 }
 
+#: output formats that time one recording a file (a TextGrid and a subtitle file go with one
+#: audio file): input of several recordings is written to a directory, one file each
+ONE_RECORDING = {"textgrid": ".TextGrid", "srt": ".srt", "vtt": ".vtt"}
+_ONE_RECORDING_NAME = {"textgrid": "TextGrid", "srt": "SRT file", "vtt": "WebVTT file"}
+
 _CACHE_SIZE = 1 << 16
 
 
@@ -495,6 +500,49 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
         raise PunctError(f"unknown output format {fmt!r}")
 
 
+def recordings_of(utts: Iterable[Utterance]) -> list[str]:
+    """The recordings of ``utts`` (an utterance's id when it has none), in input order."""
+    return list(dict.fromkeys(u.recording or u.id for u in utts))
+
+
+def per_recording_dir(output: str | Path | None, fmt: str, utts: list[Utterance],
+                      input_path: str | Path | None = None) -> Path | None:
+    """The directory to write one file per recording into, or None for one output.
+
+    For the formats of ``ONE_RECORDING``: ``output`` an existing directory or a name ending
+    in ``/`` is such a directory; input of several recordings needs one (a TextGrid or a
+    subtitle file holding two recordings would overlay their times).
+    """
+    if fmt not in ONE_RECORDING:
+        return None
+    is_dir = output is not None and (Path(output).is_dir() or str(output).endswith("/"))
+    recs = recordings_of(utts)
+    if len(recs) > 1 and not is_dir:
+        shown = ", ".join(recs[:3]) + (", ..." if len(recs) > 3 else "")
+        raise PunctError(f"the input holds {len(recs)} recordings ({shown}), and one {_ONE_RECORDING_NAME[fmt]} times "
+                         f"one recording: give -o DIR/ to write a file per recording",
+                         input_path if output is None else output)
+    if not is_dir:
+        return None
+    for r in recs:
+        if not r or r in (".", "..") or "/" in r or "\\" in r:
+            raise PunctError(f"recording {r!r} cannot name a file of the output directory", input_path)
+    return Path(output)
+
+
+def write_per_recording(utts: list[Utterance], out_dir: Path, fmt: str) -> list[Path]:
+    """Write each recording's utterances to ``out_dir/RECORDING`` + the format's extension."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    groups: dict[str, list[Utterance]] = {}
+    for u in utts:
+        groups.setdefault(u.recording or u.id, []).append(u)
+    paths = []
+    for rec, group in groups.items():
+        paths.append(out_dir / f"{rec}{ONE_RECORDING[fmt]}")
+        write_output(group, paths[-1], fmt)
+    return paths
+
+
 def restore_file(input_path: str | Path, output: str | Path | None = None,
                  model: str | Path | Sequence[str | Path] | None = None,
                  input_format: str | None = None, output_format_name: str | None = None, speaker_breaks: bool = False,
@@ -508,12 +556,17 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     fmt_out = output_format(output, output_format_name)
     paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
     utts = read_input(input_path, input_format, segments=segments)
+    out_dir = per_recording_dir(output, fmt_out, utts, input_path)
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
     if len(paths) > 1 or weights is not None or bias is not None:
         restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size, bias=bias)
     else:
         restorer = Restorer.load(paths[0], window=window, batch_size=batch_size)
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False)
+    if out_dir is not None:
+        paths = write_per_recording(hyp, out_dir, fmt_out)
+        log.info("wrote %d %s file(s) in %s, one per recording", len(paths), fmt_out, out_dir)
+        return hyp
     write_output(hyp, output, fmt_out, stdout=stdout)
     if output is not None:
         log.info("wrote %s (%s)", output, fmt_out)

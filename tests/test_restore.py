@@ -359,3 +359,29 @@ def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
     assert restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
                              str(path_a)]) == 0
     assert (tmp_path / "o.ctm").read_text().count("\n") == CTM.count("\n")
+
+
+def test_one_file_per_recording_for_textgrid_and_subtitles(tiny, tmp_path):
+    """A TextGrid or a subtitle file times one recording: input of several goes to a
+    directory, one file each; to one file (or stdout) it is a one-line error."""
+    model_path, _, _ = tiny
+    (tmp_path / "all.ctm").write_text("call1 A 0.10 0.20 good\ncall1 A 0.40 0.20 morning\n"
+                                      "call2 A 0.10 0.30 thank\ncall2 A 0.50 0.20 you\n")
+    for out, fmt in ((tmp_path / "x.TextGrid", None), (None, "srt")):
+        with pytest.raises(PunctError, match=r"the input holds 2 recordings \(call1, call2\), and one "
+                                             r"(TextGrid|SRT file) times one recording: give -o DIR/") as e:
+            restore_file(tmp_path / "all.ctm", out, model=model_path, output_format_name=fmt)
+        assert e.value.path == str(out or tmp_path / "all.ctm")
+    assert not (tmp_path / "x.TextGrid").exists()
+    hyp = restore_file(tmp_path / "all.ctm", f"{tmp_path / 'tg'}/", model=model_path, output_format_name="textgrid")
+    assert sorted(p.name for p in (tmp_path / "tg").iterdir()) == ["call1.TextGrid", "call2.TextGrid"]
+    for rec in ("call1", "call2"):
+        (back,) = read_input(tmp_path / "tg" / f"{rec}.TextGrid")
+        want = [u for u in hyp if u.recording == rec][0]
+        assert [(punctuated(w), w.start) for w in back.words] == [(punctuated(w), w.start) for w in want.words]
+    # an existing directory takes one recording's file too
+    restore_file(tmp_path / "all.ctm", tmp_path / "tg", model=model_path, output_format_name="vtt")
+    assert sorted(p.name for p in (tmp_path / "tg").iterdir())[-2:] == ["call2.TextGrid", "call2.vtt"]
+    # formats that hold many recordings are one file as before
+    restore_file(tmp_path / "all.ctm", tmp_path / "all.out.ctm", model=model_path)
+    assert {line.split()[0] for line in (tmp_path / "all.out.ctm").read_text().splitlines()} == {"call1", "call2"}

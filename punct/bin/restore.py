@@ -29,7 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 epilog="\n".join(__doc__.splitlines()[1:]), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT", help="ASR output: a file or a data directory; - reads standard input "
                                                   "(its format told by its content unless --input-format)")
-    p.add_argument("-o", "--output", default=None, help="output file (or directory for datadir); default: stdout")
+    p.add_argument("-o", "--output", default=None,
+                   help="output file; a directory for datadir, and DIR/ for a TextGrid, SRT or WebVTT file per "
+                        "recording (needed when the input holds several); default: stdout")
     p.add_argument("--model", default=None, action="append",
                    help="model file (best.pt); default: models/default.pt. Given more than once, the models restore "
                         "as an ensemble: each word takes the label of the mean of their posteriors")
