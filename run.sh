@@ -68,6 +68,9 @@ Stages:
 # option values first, then what they name on disk
 [[ "$nj" =~ ^[1-9][0-9]*$ ]] || die "--nj must be a positive integer, got '$nj'"
 [[ "$stage" =~ ^[0-9]+$ && "$stop_stage" =~ ^[0-9]+$ ]] || die "--stage/--stop-stage must be integers"
+last_stage=10
+[ "$stage" -le "$last_stage" ] || die "--stage $stage: the stages are 1-$last_stage (see ./run.sh --help)"
+[ "$stage" -le "$stop_stage" ] || die "--stage $stage is after --stop-stage $stop_stage: no stage to run"
 [[ "$train_nproc" =~ ^[1-9][0-9]*$ ]] || die "--train-nproc must be a positive integer, got '$train_nproc'"
 # the training command of stages 6 and 7: one process, or data-parallel ranks
 trainer=(python -m punct.bin.train)
@@ -301,6 +304,6 @@ if run_stage 10; then
   log "stage 10: results: $exp_root/ -> $results"
   python -m punct.bin.results --exp "$exp_root" --data "$data_root" --out "$results" --print "$exp"
 fi
-log "done: $corpus, stages $stage-$stop_stage"
+log "done: $corpus, stages $stage-$(( stop_stage < last_stage ? stop_stage : last_stage ))"
 exit
 }
