@@ -569,14 +569,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         first_batch = prog["batch"]
         for b in range(prog["batch"], len(batches)):
             idx = batches[b]
-            prepare = None
-            if cfg.word_dropout:  # one draw for the whole batch, whatever the ranks: the same model
-                u = np.random.default_rng([cfg.seed, epoch, b]).random((len(idx), train_sl.ids.shape[1]))
-                if world > 1:
-                    u = np.array_split(u, world)[rank]
-
-                def prepare(kw, u=u):
-                    return drop_words(kw, cfg.word_dropout, u)
+            prepare = word_dropout_of(cfg, epoch, b, len(idx), train_sl.ids.shape[1], rank, world)
             if world > 1:
                 n = int((train_sl.labels[idx] >= 0).sum())
                 n_words = int(train_sl.lengths[idx].sum())
@@ -762,6 +755,19 @@ def drop_words(kw: dict[str, torch.Tensor], p: float, u: np.ndarray) -> dict[str
     ids = kw["ids"]
     hit = torch.from_numpy(u[:, : ids.shape[1]] < p) & kw["mask"]
     return dict(kw, ids=ids.masked_fill(hit, UNK_ID))
+
+
+def word_dropout_of(cfg: TrainConfig, epoch: int, step: int, n_slices: int, width: int, rank: int,
+                    world: int) -> Callable | None:
+    """The input change of one training step when ``cfg.word_dropout`` is on (else None):
+    one draw for the whole batch from the seed, epoch and step, split between the ranks
+    as the batch is, so that every run of the step drops the same words."""
+    if not cfg.word_dropout:
+        return None
+    u = np.random.default_rng([cfg.seed, epoch, step]).random((n_slices, width))
+    if world > 1:
+        u = np.array_split(u, world)[rank]
+    return lambda kw: drop_words(kw, cfg.word_dropout, u)
 
 
 def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int,
