@@ -2,9 +2,13 @@
 directory, put marks after its words with a trained model, write any output format.
 
 The words go to the model as it was trained (lower case, IWSLT tokenization:
-``don't`` is ``do n't`` unless the model knows ``don't``; ``<unk>`` and ``[noise]``
-are unknown words); the mark predicted after a word's last token is the word's
-label; the output writes the input's own spelling with the mark (``GOOD,``).
+``don't`` is ``do n't`` unless the model knows ``don't``; ``<unk>``, a spoken word
+the recognizer did not know, is an unknown word); the mark predicted after a word's
+last token is the word's label; the output writes the input's own spelling with the
+mark (``GOOD,``). Tokens of non-speech events (``is_nonspeech``: Kaldi's ``[noise]``,
+``[laughter]``, ``<sil>``, ``<spoken_noise>`` ...) stay in the output with their
+times and no mark; the model does not read them, and the pause around them is the
+pause between the words on either side.
 
 Streams. Each stream is decoded on its own: an utterance, or consecutive
 utterances of one recording, channel and speaker (Kaldi segments of one talk).
@@ -315,6 +319,8 @@ class Restorer:
         """{id(word): its full pause feature row} for every word of ``utts`` (punct.prosody.pause)."""
         from punct.prosody.pause import pause_features
 
+        # the words the model reads: a pause runs from word to word across non-speech tokens
+        utts = [dataclasses.replace(u, words=[w for w in u.words if not is_nonspeech(w)]) for u in utts]
         feats = pause_features(utts)
         n_untimed = sum(1 for u in utts for w in u.words if w.start is None or w.end is None)
         if n_untimed:
@@ -343,14 +349,28 @@ class Restorer:
         return out
 
 
+def is_nonspeech(w: Word) -> bool:
+    """True for a recognizer's token of a non-speech event: ``[...]`` (``[noise]``,
+    ``[laughter]``, ``[vocalized-noise]``), ``<...>`` other than ``<unk>`` (``<sil>``,
+    ``<noise>``, ``<spoken_noise>``, ``<eps>``), and ``!sil``."""
+    t = (w.written or w.text).lower()
+    if len(t) >= 3 and (t[0], t[-1]) in (("[", "]"), ("<", ">")):
+        return t != "<unk>"
+    return t == "!sil"
+
+
 def _output_streams(utts: Sequence[Utterance], copy: bool, speaker_breaks: bool
                     ) -> tuple[list[Utterance], list[list[Word]]]:
     """The utterances to label (copies of ``utts``, or ``utts`` themselves without ``copy``)
-    and their decoding streams (``stream_words``)."""
+    and their decoding streams (``stream_words``); non-speech tokens get no mark."""
     if copy:
         out = [dataclasses.replace(u, words=[dataclasses.replace(w) for w in u.words]) for u in utts]
     else:
         out = list(utts)
+    for u in out:
+        for w in u.words:
+            if is_nonspeech(w):
+                w.label = "O"
     return out, stream_words(out, speaker_breaks)
 
 
@@ -402,7 +422,8 @@ class EnsembleRestorer:
 
 
 def stream_words(utts: Sequence[Utterance], speaker_breaks: bool = False) -> list[list[Word]]:
-    """The words of ``utts`` as decoding streams (see the module docstring)."""
+    """The words of ``utts`` as decoding streams (see the module docstring), without the
+    non-speech tokens (``is_nonspeech``)."""
     streams: list[list[Word]] = []
     prev_key: object = None
     prev_spk: str | None = None
@@ -412,6 +433,8 @@ def stream_words(utts: Sequence[Utterance], speaker_breaks: bool = False) -> lis
             streams.append([])
         prev_key = key
         for w in u.words:
+            if is_nonspeech(w):
+                continue
             spk = speaker_of(w, u)
             if speaker_breaks and streams[-1] and spk != prev_spk:
                 streams.append([])

@@ -1,3 +1,4 @@
+import io
 import random
 
 import pytest
@@ -289,6 +290,39 @@ def test_a_pause_model_restores_a_ctm_from_its_word_times(tmp_path):
     assert set(labels) == {"O", "PERIOD"}
     r = Restorer.load(tmp_path / "pause.pt")
     assert r.model_tokens(hyp[0].words[7]) == ["do", "n't"]
+
+
+def test_nonspeech_tokens_are_not_read_and_get_no_mark(tmp_path, tiny):
+    """[noise], <sil> ... stay in the output with their times and no mark; the model reads
+    the words around them as if they were not there (the same labels, and the pause runs
+    from word to word); <unk> is a word."""
+    from punct.restore import is_nonspeech
+
+    assert [is_nonspeech(Word(t)) for t in ("[noise]", "<sil>", "<SPOKEN_NOISE>", "!SIL", "<unk>", "<UNK>", "[",
+                                            "word")] == [True, True, True, True, False, False, False, False]
+    make_pause_model(tmp_path / "pause.pt")
+    words = "GOOD MORNING AND WELCOME TO THE CALL DON'T WE GREW REVENUE SO".split()
+    gap_after = {1, 6, 7}
+    t, plain, noisy = 0.0, [], []
+    for i, w in enumerate(words):
+        plain.append(f"call A {t:.2f} 0.30 {w}\n")
+        noisy.append(plain[-1])
+        if i in gap_after:  # a non-speech token inside the long pause, marked as the input had it
+            noisy.append(f"call A {t + 0.6:.2f} 0.40 [NOISE].\n")
+        if i == 2:  # and one in the short gap after AND
+            noisy.append(f"call A {t + 0.3:.2f} 0.02 <sil>\n")
+        t += 0.3 + (1.0 if i in gap_after else 0.02)
+    (tmp_path / "plain.ctm").write_text("".join(plain))
+    (tmp_path / "noisy.ctm").write_text("".join(noisy))
+    for model in (tmp_path / "pause.pt", tiny[0]):
+        want = [w.label for w in restore_file(tmp_path / "plain.ctm", None, model=model, stdout=io.StringIO())[0].words]
+        if model.name == "pause.pt":  # the pause after MORNING, CALL, DON'T is still the second before the next word
+            assert [i for i, lab in enumerate(want) if lab != "O"] == [1, 6, 7, 11]
+        hyp = restore_file(tmp_path / "noisy.ctm", tmp_path / "out.ctm", model=model)[0].words
+        assert [w.label for w in hyp if not is_nonspeech(w)] == want
+        assert {(w.written or w.text, w.label) for w in hyp if is_nonspeech(w)} == {("[NOISE]", "O"), ("<sil>", "O")}
+        out = (tmp_path / "out.ctm").read_text().splitlines()
+        assert len(out) == len(noisy) and "call A 0.92 0.40 [NOISE]" in out
 
 
 def test_pause_model_on_words_without_times_never_fails(tmp_path):

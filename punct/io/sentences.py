@@ -38,13 +38,18 @@ def split_token(token: str) -> tuple[str, str]:
 
     Leading quotes/brackets and trailing marks, quotes and brackets are removed;
     the trailing marks give the label (``?!`` -> QUESTION). Tokens in angle or
-    square brackets (``<unk>`` ``[noise]``) are words as they are. ``word`` is
+    square brackets (``<unk>`` ``[noise]``) are words as they are, marks after
+    them their label (``[noise].`` -> ``("[noise]", "PERIOD")``). ``word`` is
     empty when the token holds marks only. An abbreviation keeps its final dot
     (``U.S.`` -> ``("U.S.", "O")``), so a PERIOD after it cannot be told apart.
     """
     tok = token.strip()
     if len(tok) >= 2 and ((tok[0] == "<" and tok[-1] == ">") or (tok[0] == "[" and tok[-1] == "]")):
         return tok, O
+    if tok[:1] in ("<", "["):  # a bracketed token with marks after it (``[noise].``): its marks are its label
+        close = tok.find(">" if tok[0] == "<" else "]")
+        if close >= 2 and tok[close + 1:] and all(c in TRAILING_MARKS for c in tok[close + 1:]):
+            return tok[: close + 1], map_mark(tok[close + 1:])
     i, j = 0, len(tok)
     while i < j and tok[i] in OPENERS:
         i += 1

@@ -31,6 +31,8 @@ def write(tmp_path, text, name="a.ctm"):
     ("th-", "th-", "O"),          # a cut-off word, not a dash mark
     ("<unk>", "<unk>", "O"),
     ("[noise]", "[noise]", "O"),
+    ("[NOISE].", "[NOISE]", "PERIOD"),  # marks after a bracketed token are its label
+    ("<sil>,", "<sil>", "COMMA"),
     ("students'", "students'", "O"),
     (",", "", "COMMA"),
     ("--", "", "COMMA"),
