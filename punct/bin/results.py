@@ -520,6 +520,22 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                         [f"Machine: {d.get('cores')} cores; load average before/after {d.get('load_before')} / "
                          f"{d.get('load_after')}. The processes layout is `./run.sh --train-nproc N`; its update "
                          "equals the one-process update, hence the same perplexity.", f"Command: `{d.get('command')}`"])
+    opt = exp_root / "benchmarks" / "optimizer_step.json"
+    if opt.is_file():
+        d = _read_json(opt)
+        out["optimizer_step"] = _section(
+            f"Optimizer step, torch's fused CPU kernel against foreach (TrainConfig fused_optimizer; {d.get('threads')} "
+            f"thread(s))",
+            ["config:vocabulary", "optimizer", "parameters", "step ms foreach", "step ms fused", "step speed-up",
+             "training step ms foreach", "training step ms fused", "training speed-up"],
+            [[f"`{r.get('case')}`", r.get("optimizer"), f"{r.get('params'):,}", _fmt(r.get("foreach_step_ms"), 1),
+              _fmt(r.get("fused_step_ms"), 1), _fmt(r.get("step_speedup"), 1), _fmt(r.get("foreach_train_step_ms"), 0),
+              _fmt(r.get("fused_train_step_ms"), 0), _fmt(r.get("train_step_speedup"), 2)] for r in d.get("rows") or []],
+            [f"Machine: {d.get('cores')} cores, torch {d.get('torch')}; load average before/after {d.get('load_before')} / "
+             f"{d.get('load_after')} (near 2 or above: other jobs shared the cores; both implementations ran "
+             "alternately under the same load). A training step is the forward, backward, clipping and optimizer step of one "
+             "random batch of the config's size; the two implementations end at the same weights to float rounding.",
+             f"Command: `{d.get('command')}`"])
     spd = exp_root / "benchmarks" / "audio_speed.json"
     if spd.is_file():
         d = _read_json(spd)
@@ -593,7 +609,7 @@ def render_sections(exp_root: Path, data_root: Path | None = None) -> dict[str, 
 CARRIED = "†"
 #: the sections after the corpus tables, in the order they are written
 SECTION_ORDER = ("asr", "wer_checks", "alignment", "restore", "models_speed", "models_precision", "train_nproc",
-                 "audio_speed")
+                 "optimizer_step", "audio_speed")
 LEDGER_FORMAT = 1
 #: sections with one row per corpus and set: merged row by row with the ledger (key: the first
 #: N cells), so that rerunning one corpus's stage does not drop the other corpora's rows

@@ -22,6 +22,11 @@ class TrainConfig:
     adagrad_accumulator_init: float = 0.0
     #: L2 weight decay (adamw: decoupled)
     weight_decay: float = 0.0
+    #: adagrad, adam and adamw step with torch's fused CPU kernel (one pass over each
+    #: parameter instead of one per operation; the same update up to float rounding, and
+    #: several times faster on large embedding tables: benchmarks/bench_optimizer.py);
+    #: false: torch's default (foreach) implementation, that of runs before 2026-11-26
+    fused_optimizer: bool = True
     #: constant | linear (linear warm-up over warmup_steps, then linear decay to 0 at max_epochs)
     #: | halving (Mikolov's "newbob", as the T-LSTM reference implementation trains: constant
     #: until an epoch improves the validation log-perplexity by less than halving_threshold,

@@ -63,6 +63,13 @@ def test_benchmark_sections(tmp_path):
         "config": "conf/tbrnn.yaml", "train_words": 203088, "cores": 2, "load_before": 0.1, "load_after": 1.2,
         "rows": [{"layout": "1 process, 1 thread", "words_per_s": 5025.0, "epoch_s": 48.2, "speedup": 1.0,
                   "valid_ppl": 1.58181}], "command": "python benchmarks/bench_train_nproc.py --json x"}))
+    (b / "optimizer_step.json").write_text(json.dumps({
+        "rows": [{"case": "conf/drnn_lwma_pre.yaml:401017", "model": "drnn_lwma_pre", "optimizer": "adam",
+                  "vocab": 401017, "params": 28326286, "foreach_step_ms": 130.42, "fused_step_ms": 25.1,
+                  "step_speedup": 5.196, "foreach_train_step_ms": 910.3, "fused_train_step_ms": 801.9,
+                  "train_step_speedup": 1.135}],
+        "threads": 1, "cores": 2, "torch": "2.13.0", "load_before": 0.1, "load_after": 0.9,
+        "command": "python benchmarks/bench_optimizer.py --json x"}))
     out = tmp_path / "RESULTS.md"
     assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
@@ -74,6 +81,9 @@ def test_benchmark_sections(tmp_path):
     assert "Command: `python benchmarks/bench_restore_call.py`" in text
     assert "first 203,088 training words" in text
     assert "| 1 process, 1 thread | 5025 | 48.2 | 1.00 | 1.5818 |" in text
+    assert ("| `conf/drnn_lwma_pre.yaml:401017` | adam | 28,326,286 | 130.4 | 25.1 | 5.2 | 910 | 802 | 1.14 |"
+            in text)
+    assert text.index("## Using the cores in one training") < text.index("## Optimizer step, torch's fused")
 
 
 def test_training_state_from_done_file_or_log(tmp_path):

@@ -417,3 +417,28 @@ def test_progress_lines_without_a_terminal_tell_when_the_epoch_ends(tiny_data, t
         assert m, line
     last = re.fullmatch(r"epoch 1 batch (\d+)/(\d+).*", lines[-1])
     assert last.group(1) == last.group(2) and lines[-1].endswith("end in 0 min")
+
+
+@pytest.mark.parametrize("optimizer", ["adagrad", "adam", "adamw"])
+def test_fused_optimizer_is_the_same_update(optimizer):
+    """fused_optimizer (the default) steps with torch's fused CPU kernel; it gives the
+    update of the foreach implementation up to float rounding."""
+    from punct.engine.train import make_optimizer
+
+    torch.manual_seed(0)
+    start = [torch.randn(50, 8), torch.randn(8)]
+    grads = [[torch.randn_like(p) for p in start] for _ in range(5)]
+    weights = {}
+    for fused in (True, False):
+        params = [torch.nn.Parameter(p.clone()) for p in start]
+        opt = make_optimizer(tiny_cfg(f"optimizer={optimizer}", "lr=0.01", "weight_decay=0.01",
+                                      f"fused_optimizer={str(fused).lower()}"), params)
+        assert bool(opt.defaults.get("fused")) is fused
+        for g in grads:
+            for p, gp in zip(params, g):
+                p.grad = gp.clone()
+            opt.step()
+        weights[fused] = params
+    for a, b, s in zip(weights[True], weights[False], start):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+        assert not torch.equal(a, s)
