@@ -105,6 +105,17 @@ def make_optimizer(cfg: TrainConfig, params) -> torch.optim.Optimizer:
     return torch.optim.SGD(params, lr=cfg.lr, **wd)  # plain SGD: fusing gains nothing (measured)
 
 
+def load_optimizer_state(opt: torch.optim.Optimizer, state: dict[str, Any]) -> None:
+    """``opt.load_state_dict(state)`` keeping ``opt``'s own implementation (fused or foreach):
+    torch restores it from the saved groups, so a run saved before ``fused_optimizer``
+    would otherwise resume on the slow path."""
+    opt.load_state_dict(state)
+    for group in opt.param_groups:
+        for key in ("fused", "foreach"):
+            if key in group:
+                group[key] = opt.defaults.get(key)
+
+
 def lr_at(cfg: TrainConfig, step: int, total_steps: int) -> float:
     """Learning rate of optimizer step ``step`` (0-based) under ``cfg.lr_schedule``."""
     if cfg.lr_schedule in ("constant", "halving"):  # halving: scaled per epoch by train()
@@ -493,7 +504,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     opt = make_optimizer(cfg, model.parameters())
     if ck is not None:
         model.load_state_dict(ck["state_dict"])
-        opt.load_state_dict(ck["optimizer"])
+        load_optimizer_state(opt, ck["optimizer"])
         torch.set_rng_state(ck["rng"])
     if world > 1:
         import torch.distributed as dist

@@ -442,3 +442,21 @@ def test_fused_optimizer_is_the_same_update(optimizer):
     for a, b, s in zip(weights[True], weights[False], start):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
         assert not torch.equal(a, s)
+
+
+def test_a_resume_steps_with_the_configs_optimizer_implementation():
+    """torch's load_state_dict restores the saved groups' implementation; a run saved on the
+    foreach path resumes on the fused one (and back) as the config now says."""
+    from punct.engine.train import load_optimizer_state, make_optimizer
+
+    params = [torch.nn.Parameter(torch.randn(4, 3))]
+    params[0].grad = torch.randn(4, 3)
+    for saved, now in ((False, True), (True, False)):
+        old = make_optimizer(tiny_cfg("optimizer=adam", f"fused_optimizer={str(saved).lower()}"), params)
+        old.step()
+        new = make_optimizer(tiny_cfg("optimizer=adam", f"fused_optimizer={str(now).lower()}"), params)
+        load_optimizer_state(new, old.state_dict())
+        assert bool(new.param_groups[0]["fused"]) is now
+        assert int(new.state[params[0]]["step"]) == 1
+        new.step()
+        assert int(new.state[params[0]]["step"]) == 2
