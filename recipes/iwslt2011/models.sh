@@ -83,8 +83,9 @@ experiments+=(
   # DRNN-LWMA-pre with punctuator2's pretrained vocabulary (every GloVe 6B word, so a word
   # unseen in training reads its vector instead of <unk>), which took T-BRNN-pre over its
   # target (tbrnn_pre_2m_gv_adam_lin); 8 epochs. The 401,014-word table (28.3M parameters
-  # against 9.6M) is all-reduced and updated whole every step: 1,750 words/s against 2,080,
-  # about 25 minutes an epoch on both cores (3 h 20 min in all)
+  # against 9.6M) is all-reduced and updated whole every step: 1,750 words/s with torch's
+  # foreach Adam (about 25 minutes an epoch on both cores), 2,230 with the fused one
+  # (fused_optimizer, from epoch 3 on: about 19.5 minutes an epoch)
   "drnn_lwma_pre_2m_gv_lin8|conf/drnn_lwma_pre.yaml|train_2m|vocabulary=train+pretrained max_epochs=8"
   # DRNN-LWMA with word dropout (word_dropout: a training word read as <unk> with probability
   # 0.1): drnn_lwma_2m_lin8's validation perplexity rose from epoch 4 on while its training
