@@ -525,7 +525,7 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
         d = _read_json(opt)
         out["optimizer_step"] = _section(
             f"Optimizer step, torch's fused CPU kernel against foreach (TrainConfig fused_optimizer; {d.get('threads')} "
-            f"thread(s))",
+            f"thread{'' if d.get('threads') == 1 else 's'})",
             ["config:vocabulary", "optimizer", "parameters", "step ms foreach", "step ms fused", "step speed-up",
              "training step ms foreach", "training step ms fused", "training speed-up"],
             [[f"`{r.get('case')}`", r.get("optimizer"), f"{r.get('params'):,}", _fmt(r.get("foreach_step_ms"), 1),
