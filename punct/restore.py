@@ -523,9 +523,13 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
         raise PunctError(f"unknown output format {fmt!r}")
 
 
-def recordings_of(utts: Iterable[Utterance]) -> list[str]:
-    """The recordings of ``utts`` (an utterance's id when it has none), in input order."""
-    return list(dict.fromkeys(u.recording or u.id for u in utts))
+def by_recording(utts: Iterable[Utterance]) -> dict[str, list[Utterance]]:
+    """The utterances of each recording (an utterance's id when it has none), in input order;
+    unlike ``punct.prosody.pause.recordings``, a recording's channels stay together (one file)."""
+    groups: dict[str, list[Utterance]] = {}
+    for u in utts:
+        groups.setdefault(u.recording or u.id, []).append(u)
+    return groups
 
 
 def per_recording_dir(output: str | Path | None, fmt: str, utts: list[Utterance],
@@ -539,7 +543,7 @@ def per_recording_dir(output: str | Path | None, fmt: str, utts: list[Utterance]
     if fmt not in ONE_RECORDING:
         return None
     is_dir = output is not None and (Path(output).is_dir() or str(output).endswith("/"))
-    recs = recordings_of(utts)
+    recs = list(by_recording(utts))
     if len(recs) > 1 and not is_dir:
         shown = ", ".join(recs[:3]) + (", ..." if len(recs) > 3 else "")
         raise PunctError(f"the input holds {len(recs)} recordings ({shown}), and one {_ONE_RECORDING_NAME[fmt]} times "
@@ -556,11 +560,8 @@ def per_recording_dir(output: str | Path | None, fmt: str, utts: list[Utterance]
 def write_per_recording(utts: list[Utterance], out_dir: Path, fmt: str) -> list[Path]:
     """Write each recording's utterances to ``out_dir/RECORDING`` + the format's extension."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    groups: dict[str, list[Utterance]] = {}
-    for u in utts:
-        groups.setdefault(u.recording or u.id, []).append(u)
     paths = []
-    for rec, group in groups.items():
+    for rec, group in by_recording(utts).items():
         paths.append(out_dir / f"{rec}{ONE_RECORDING[fmt]}")
         write_output(group, paths[-1], fmt)
     return paths
