@@ -399,12 +399,11 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     warm = bool(cfg.init_from) and not second_stage  # a warm start from a model of the same kind
     if cfg.freeze and not second_stage:
         raise PunctError(f"freeze keeps a two-stage model's stage one fixed; {cfg.model} has no stage one")
-    if cfg.word_dropout and (input_kind(model_cls) not in ("words", "words+feats")
-                             or getattr(model_cls, "trainer", "sgd") == "fit"):
+    counting = getattr(model_cls, "trainer", "sgd") == "fit"
+    if cfg.word_dropout and (counting or input_kind(model_cls) not in ("words", "words+feats")):
         raise PunctError(f"word_dropout needs a network that reads word ids; {cfg.model} "
-                         + ("is estimated by counting" if getattr(model_cls, "trainer", "sgd") == "fit"
-                            else f"reads {input_kind(model_cls)}"))
-    if warm and getattr(model_cls, "trainer", "sgd") == "fit":
+                         + ("is estimated by counting" if counting else f"reads {input_kind(model_cls)}"))
+    if warm and counting:
         raise PunctError(f"model {cfg.model} is estimated by counting: it cannot train on from init_from")
     if second_stage and not cfg.init_from:
         raise PunctError(f"model {cfg.model} is a second stage: set init_from to a stage-one model (a best.pt)")
@@ -494,7 +493,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         payload_extra["stage1_train_config"] = (stage1_ck.get("train_config", {}) if stage1_ck is not None
                                                 else ck.get("stage1_train_config", {}))
 
-    if getattr(model_cls, "trainer", "sgd") == "fit":
+    if counting:
         if cfg.average_best:
             raise PunctError(f"model {cfg.model} is estimated by counting, in no epochs: average_best does not apply")
         if world > 1:
