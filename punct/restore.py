@@ -49,7 +49,7 @@ from punct.errors import PunctError
 from punct.fsutil import iter_lines
 from punct.io.sentences import punctuated_line, speaker_of, split_sentences, word_from_token, attach_marks_only
 from punct.labels import LABELS, PERIOD, SENTENCE_END
-from punct.words import Utterance, Word
+from punct.words import Utterance, Word, is_nonspeech
 
 if TYPE_CHECKING:
     import numpy as np
@@ -125,7 +125,8 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
     if not path.exists():
         raise PunctError("input not found", path)
     if fmt is None:
-        fmt = detect_format(path, "--input-format")
+        # what restore is given without a mark or signature is unpunctuated text
+        fmt = detect_format(path, "--input-format", fallback="text")
     if segments is not None and fmt != "ctm":
         raise PunctError(f"a segments file goes with a CTM input, not {fmt}", path)
     if fmt == "datadir":
@@ -347,16 +348,6 @@ class Restorer:
                             r[c] = 0.0
             out.append(self.inputs.select(r[None, :], PAUSE_FEATURES)[0])
         return out
-
-
-def is_nonspeech(w: Word) -> bool:
-    """True for a recognizer's token of a non-speech event: ``[...]`` (``[noise]``,
-    ``[laughter]``, ``[vocalized-noise]``), ``<...>`` other than ``<unk>`` (``<sil>``,
-    ``<noise>``, ``<spoken_noise>``, ``<eps>``), and ``!sil``."""
-    t = (w.written or w.text).lower()
-    if len(t) >= 3 and (t[0], t[-1]) in (("[", "]"), ("<", ">")):
-        return t != "<unk>"
-    return t == "!sil"
 
 
 def _output_streams(utts: Sequence[Utterance], copy: bool, speaker_breaks: bool

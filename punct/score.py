@@ -25,6 +25,9 @@ Metrics, in percent, over the slots (one slot per word: the mark after it):
 - for ASR hypotheses, the word error rate and what happened to the reference
   marks in the transfer (punct.transfer.TransferStats).
 
+Non-speech tokens (punct.words.is_nonspeech: ``[noise]``, ``<sil>``) are no slots
+and no words of the word error rate on either side.
+
 An undefined metric is None (null in JSON), never 0: precision without
 hypothesis marks, recall, SER and F1 without reference marks, Err without
 slots. F1 with reference marks but no hypothesis marks is 0 (2tp/(2tp+fp+fn)).
@@ -33,15 +36,15 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
-from punct.labels import LABELS, MARK_LABELS, O, SENTENCE_END, is_label
+from punct.labels import LABELS, MARK_LABELS, O, SENTENCE_END, is_label, stronger
 from punct.transfer import TransferStats, normalize_word, transfer_marks_lost
-from punct.words import Utterance, Word
+from punct.words import Utterance, Word, is_nonspeech
 
 log = logging.getLogger(__name__)
 
@@ -373,16 +376,24 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
     _check_labels(hyp_utts, "hypothesis")
     ref_ids = [u.id for u in ref_utts]
     hyp_ids = [u.id for u in hyp_utts]
-    pairs: list[tuple[str | None, list[Word], list[Word], list[tuple[str, int]] | None]]
+
+    def spoken(utts: Sequence[Utterance]) -> tuple[list[Word], list[tuple[str, int]]]:
+        """The words of ``utts`` without non-speech tokens and each one's (utterance, index)."""
+        kept = [(w, (u.id, k)) for u in utts for k, w in enumerate(u.words) if not is_nonspeech(w)]
+        return [w for w, _ in kept], [loc for _, loc in kept]
+
+    pairs: list[tuple[str | None, list[Word], list[Word], list[tuple[str, int]] | None]] = []
     if ref_ids and len(set(ref_ids)) == len(ref_ids) and set(ref_ids) == set(hyp_ids) and len(hyp_ids) == len(ref_ids):
         by_id = {u.id: u for u in hyp_utts}
-        pairs = [(u.id, u.words, by_id[u.id].words, None) for u in ref_utts]
+        for u in ref_utts:
+            hyp_words, locs = spoken([by_id[u.id]])
+            pairs.append((u.id, _marks_on_speech(u.words), hyp_words, locs))
     else:
         if len(ref_utts) > 1 or len(hyp_utts) > 1:
             log.info("utterance ids differ (%d reference, %d hypothesis utterances): aligning all words as one stream",
                      len(ref_utts), len(hyp_utts))
-        locs = [(u.id, k) for u in hyp_utts for k in range(len(u.words))]
-        pairs = [(None, [w for u in ref_utts for w in u.words], [w for u in hyp_utts for w in u.words], locs)]
+        hyp_words, locs = spoken(hyp_utts)
+        pairs = [(None, _marks_on_speech([w for u in ref_utts for w in u.words]), hyp_words, locs)]
     total = TransferStats()
     streams = []
     for utt, ref_words, hyp_words, locs in pairs:
@@ -394,6 +405,19 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
             st = _with_lost(st, lost)
         streams.append(st)
     return streams, total
+
+
+def _marks_on_speech(words: Sequence[Word]) -> list[Word]:
+    """The reference ``words`` without non-speech tokens (``[laughter]``, ``<sil>``: no slot and
+    no word for the word error rate, as Kaldi's scoring filters them); the mark after a dropped
+    token goes to the word before it (the stronger of the two, as punct.transfer merges marks)."""
+    out: list[Word] = []
+    for w in words:
+        if not is_nonspeech(w):
+            out.append(w)
+        elif w.label != O and out:
+            out[-1] = replace(out[-1], label=stronger(out[-1].label, w.label))
+    return out
 
 
 def _with_lost(st: SlotStream, lost: Sequence[tuple[int, str]]) -> SlotStream:

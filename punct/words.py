@@ -51,3 +51,13 @@ class Utterance:
 
     def __len__(self) -> int:
         return len(self.words)
+
+
+def is_nonspeech(w: Word) -> bool:
+    """True for a recognizer's token of a non-speech event: ``[...]`` (``[noise]``,
+    ``[laughter]``, ``[vocalized-noise]``), ``<...>`` other than ``<unk>`` (``<sil>``,
+    ``<noise>``, ``<spoken_noise>``, ``<eps>``), and ``!sil``."""
+    t = (w.written or w.text).lower()
+    if len(t) >= 3 and (t[0], t[-1]) in (("[", "]"), ("<", ">")):
+        return t != "<unk>"
+    return t == "!sil"

@@ -194,3 +194,26 @@ def test_a_weaker_mark_is_the_one_dropped():
     hyp = [Utterance("u", [Word("well", "O"), Word("yes", "PERIOD")])]
     strict = score_utterances(ref, hyp, count_dropped=True)
     assert strict.per_class["PERIOD"].tp == 1 and strict.per_class["COMMA"].fn == 1
+
+
+def test_non_speech_tokens_are_neither_slots_nor_words():
+    """A recognizer's [noise] or <sil> is not scored: no slot, no insertion in the word error rate
+    (as Kaldi's scoring filters them), and a reference mark is not carried onto it; a mark after
+    such a token in the reference goes to the word before it. The listing keeps the input's index."""
+    from punct.score import aligned_slots, score_utterances
+    from punct.words import Utterance, Word
+
+    ref = [Utterance("u", [Word("so", "COMMA"), Word("we", "O"), Word("grew", "O"), Word("[laughter]", "PERIOD"),
+                           Word("then", "O"), Word("<unk>", "PERIOD")])]
+    hyp = [Utterance("u", [Word("so", "O"), Word("[noise]", "O"), Word("we", "O"), Word("grew", "PERIOD"),
+                           Word("<sil>", "O"), Word("then", "O"), Word("<unk>", "O")])]
+    r = score_utterances(ref, hyp)
+    assert r.transfer.wer == 0.0 and r.slots == 5
+    assert (r.overall.tp, r.overall.fn, r.overall.fp) == (1, 2, 0)
+    streams, _ = aligned_slots(ref, hyp)
+    assert streams[0].words == ["so", "we", "grew", "then", "<unk>"]
+    assert streams[0].ref == ["COMMA", "O", "PERIOD", "O", "PERIOD"]
+    assert [e.format().split("\t")[0] for e in r.errors] == ["u 0", "u 6"]
+    # all words as one stream (utterance ids differ): the same slots
+    one = score_utterances(ref, [Utterance("other", hyp[0].words)])
+    assert one.slots == 5 and one.transfer.wer == 0.0

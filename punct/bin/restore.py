@@ -7,7 +7,8 @@
 
 Input formats: ctm, textgrid, json (punct, Vosk, Whisper), srt, vtt, text, datadir
 (a Kaldi data directory: its ctm with segments, else text and word_times), and any
-other registered format; by extension or content unless --input-format.
+other registered format; by extension or content unless --input-format (words that
+look like no other format are plain text).
 Output formats: text, ctm, textgrid, json, srt, vtt, datadir; by the extension of
 -o unless --output-format; without -o the output goes to stdout. Words keep their
 spelling and times; each gets the predicted mark (the input's marks are replaced).
@@ -43,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bias", type=float, nargs=3, default=None, metavar=("COMMA", "PERIOD", "QUESTION"),
                    help="decision bias: a number per mark added to its log posterior before the argmax "
                         "(positive: more of that mark; default 0 0 0, or the bias of --weights-from)")
-    p.add_argument("--input-format", default=None, help="format of INPUT (default: by extension or content)")
+    p.add_argument("--input-format", default=None,
+                   help="format of INPUT (default: by extension or content; words with no other format's "
+                        "signature are plain text)")
     p.add_argument("--output-format", default=None, choices=_OUTPUT_FORMATS,
                    help="format of the output (default: by the extension of -o, text on stdout)")
     p.add_argument("--segments", default=None, help="Kaldi segments file: INPUT is a CTM of its utterances (times "

@@ -21,12 +21,15 @@ Importing this package imports no format module and no third-party package.
 from __future__ import annotations
 
 import importlib
+import logging
 from pathlib import Path
 from types import ModuleType
 from typing import Iterable
 
 from punct.errors import PunctError
 from punct.words import Utterance
+
+log = logging.getLogger(__name__)
 
 #: format name -> module (imported lazily, in this order when sniffing)
 FORMAT_MODULES: dict[str, str] = {}
@@ -73,11 +76,12 @@ def _folder_files(path: Path) -> list[Path]:
     return sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".") and _by_extension(p))
 
 
-def detect_format(path: str | Path, option: str = "a format option") -> str:
+def detect_format(path: str | Path, option: str = "a format option", fallback: str | None = None) -> str:
     """The format of ``path``: ``datadir`` for a data directory (a directory with ``text``),
     ``folder`` for another directory that holds files of known formats (one recording a file:
-    Earnings-21's ``.nlp`` files, a folder of CTMs), else by extension, else by sniffing.
-    ``option`` names the command's option that gives the format, for the error."""
+    Earnings-21's ``.nlp`` files, a folder of CTMs), else by extension, else by sniffing, else
+    ``fallback`` (logged) when given. ``option`` names the command's option that gives the
+    format, for the error and the log."""
     path = Path(path)
     if path.is_dir():
         if not (path / "text").exists() and _folder_files(path):
@@ -96,6 +100,9 @@ def detect_format(path: str | Path, option: str = "a format option") -> str:
         sniff = getattr(format_module(fmt), "sniff", None)
         if sniff is not None and sniff(head):
             return fmt
+    if fallback is not None:
+        log.info("%s: no format recognized by name or content: read as %s (else give %s)", path, fallback, option)
+        return fallback
     raise PunctError(f"cannot tell the format of this file from its name or content (give it with {option}; "
                      f"known: {', '.join(format_names())})", path)
 

@@ -67,3 +67,16 @@ def test_sniff(tmp_path):
     f = tmp_path / "notes"
     f.write_text("Well, yes.\n")
     assert detect_format(f) == "text"
+
+
+def test_unmarked_words_are_text_only_where_a_command_says_so(tmp_path):
+    """Words without marks look like no format: an error naming the option that gives the format,
+    unless the command has a fallback (punct restore: plain text)."""
+    f = tmp_path / "words"
+    f.write_text("so how are we doing today\n")
+    with pytest.raises(PunctError, match=r"cannot tell the format .*--hyp-format"):
+        detect_format(f, "--hyp-format")
+    assert detect_format(f, "--input-format", fallback="text") == "text"
+    (tmp_path / "empty").write_text("")
+    with pytest.raises(PunctError, match="empty file"):
+        detect_format(tmp_path / "empty", fallback="text")
