@@ -382,6 +382,10 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
         kept = [(w, (u.id, k)) for u in utts for k, w in enumerate(u.words) if not is_nonspeech(w)]
         return [w for w, _ in kept], [loc for _, loc in kept]
 
+    n_nonspeech = [sum(is_nonspeech(w) for u in utts for w in u.words) for utts in (ref_utts, hyp_utts)]
+    if any(n_nonspeech):
+        log.info("non-speech tokens ([noise], <sil>, ...) left out: %d of the reference, %d of the hypothesis",
+                 *n_nonspeech)
     pairs: list[tuple[str | None, list[Word], list[Word], list[tuple[str, int]] | None]] = []
     if ref_ids and len(set(ref_ids)) == len(ref_ids) and set(ref_ids) == set(hyp_ids) and len(hyp_ids) == len(ref_ids):
         by_id = {u.id: u for u in hyp_utts}
