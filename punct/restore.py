@@ -70,10 +70,12 @@ OUTPUT_FORMATS: dict[str, tuple[str, ...]] = {
     "datadir": (),
 }
 
+#: the file name ending of each output format in a directory of one file per recording
+#: (``-o DIR/``: ``per_recording_dir``)
+RECORDING_FILE = {"text": ".txt", "ctm": ".ctm", "json": ".json", "textgrid": ".TextGrid", "srt": ".srt", "vtt": ".vtt"}
 #: output formats that time one recording a file (a TextGrid and a subtitle file go with one
-#: audio file): input of several recordings is written to a directory, one file each
-ONE_RECORDING = {"textgrid": ".TextGrid", "srt": ".srt", "vtt": ".vtt"}
-_ONE_RECORDING_NAME = {"textgrid": "TextGrid", "srt": "SRT file", "vtt": "WebVTT file"}
+#: audio file): input of several recordings must be written to a directory, one file each
+ONE_RECORDING = {"textgrid": "TextGrid", "srt": "SRT file", "vtt": "WebVTT file"}
 
 _CACHE_SIZE = 1 << 16
 
@@ -527,17 +529,18 @@ def per_recording_dir(output: str | Path | None, fmt: str, utts: list[Utterance]
                       input_path: str | Path | None = None) -> Path | None:
     """The directory to write one file per recording into, or None for one output.
 
-    For the formats of ``ONE_RECORDING``: ``output`` an existing directory or a name ending
-    in ``/`` is such a directory; input of several recordings needs one (a TextGrid or a
-    subtitle file holding two recordings would overlay their times).
+    For every format but a data directory, ``output`` an existing directory or a name ending
+    in ``/`` is such a directory (``RECORDING_FILE``: a folder of CTMs in, a folder of
+    punctuated CTMs out). For the formats of ``ONE_RECORDING``, input of several recordings
+    needs one (a TextGrid or a subtitle file holding two recordings would overlay their times).
     """
-    if fmt not in ONE_RECORDING:
+    if fmt not in RECORDING_FILE:
         return None
     is_dir = output is not None and (Path(output).is_dir() or str(output).endswith("/"))
     recs = list(by_recording(utts))
-    if len(recs) > 1 and not is_dir:
+    if fmt in ONE_RECORDING and len(recs) > 1 and not is_dir:
         shown = ", ".join(recs[:3]) + (", ..." if len(recs) > 3 else "")
-        raise PunctError(f"the input holds {len(recs)} recordings ({shown}), and one {_ONE_RECORDING_NAME[fmt]} times "
+        raise PunctError(f"the input holds {len(recs)} recordings ({shown}), and one {ONE_RECORDING[fmt]} times "
                          f"one recording: give -o DIR/ to write a file per recording",
                          input_path if output is None else output)
     if not is_dir:
@@ -553,7 +556,7 @@ def write_per_recording(utts: list[Utterance], out_dir: Path, fmt: str) -> list[
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for rec, group in by_recording(utts).items():
-        paths.append(out_dir / f"{rec}{ONE_RECORDING[fmt]}")
+        paths.append(out_dir / f"{rec}{RECORDING_FILE[fmt]}")
         write_output(group, paths[-1], fmt)
     return paths
 

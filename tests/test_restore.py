@@ -395,9 +395,10 @@ def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
     assert (tmp_path / "o.ctm").read_text().count("\n") == CTM.count("\n")
 
 
-def test_one_file_per_recording_for_textgrid_and_subtitles(tiny, tmp_path):
+def test_one_file_per_recording(tiny, tmp_path):
     """A TextGrid or a subtitle file times one recording: input of several goes to a
-    directory, one file each; to one file (or stdout) it is a one-line error."""
+    directory, one file each; to one file (or stdout) it is a one-line error. Any other
+    format but a data directory goes to a directory the same way when -o names one."""
     model_path, _, _ = tiny
     (tmp_path / "all.ctm").write_text("call1 A 0.10 0.20 good\ncall1 A 0.40 0.20 morning\n"
                                       "call2 A 0.10 0.30 thank\ncall2 A 0.50 0.20 you\n")
@@ -419,3 +420,9 @@ def test_one_file_per_recording_for_textgrid_and_subtitles(tiny, tmp_path):
     # formats that hold many recordings are one file as before
     restore_file(tmp_path / "all.ctm", tmp_path / "all.out.ctm", model=model_path)
     assert {line.split()[0] for line in (tmp_path / "all.out.ctm").read_text().splitlines()} == {"call1", "call2"}
+    # or, to a directory, one file per recording too (a folder of CTMs in, a folder of CTMs out)
+    for fmt, ext in (("ctm", ".ctm"), ("json", ".json"), ("text", ".txt")):
+        restore_file(tmp_path / "all.ctm", f"{tmp_path / fmt}/", model=model_path, output_format_name=fmt)
+        assert sorted(p.name for p in (tmp_path / fmt).iterdir()) == [f"call1{ext}", f"call2{ext}"]
+    assert (tmp_path / "ctm" / "call2.ctm").read_text() == "".join(
+        line + "\n" for line in (tmp_path / "all.out.ctm").read_text().splitlines() if line.startswith("call2 "))

@@ -10,7 +10,8 @@ Input formats: ctm, textgrid, json (punct, Vosk, Whisper), srt, vtt, text, datad
 other registered format; by extension or content unless --input-format (words that
 look like no other format are plain text).
 Output formats: text, ctm, textgrid, json, srt, vtt, datadir; by the extension of
--o unless --output-format; without -o the output goes to stdout. Words keep their
+-o unless --output-format; without -o the output goes to stdout; -o DIR/ with
+--output-format (other than datadir) writes DIR/RECORDING.ctm (.json, ...) per recording. Words keep their
 spelling and times; each gets the predicted mark (the input's marks are replaced).
 Without --model, models/default.pt of the repository is used.
 """
@@ -31,8 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", metavar="INPUT", help="ASR output: a file or a data directory; - reads standard input "
                                                   "(its format told by its content unless --input-format)")
     p.add_argument("-o", "--output", default=None,
-                   help="output file; a directory for datadir, and DIR/ for a TextGrid, SRT or WebVTT file per "
-                        "recording (needed when the input holds several); default: stdout")
+                   help="output file; a directory for datadir; with another --output-format, DIR/ (or an "
+                        "existing directory) for a file per recording, which a TextGrid, SRT or WebVTT output of "
+                        "several recordings needs; default: stdout")
     p.add_argument("--model", default=None, action="append",
                    help="model file (best.pt); default: models/default.pt. Given more than once, the models restore "
                         "as an ensemble: each word takes the label of the mean of their posteriors")
