@@ -363,9 +363,10 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
                   count_dropped: bool = False) -> tuple[list[SlotStream], TransferStats]:
     """The slots that score_utterances scores, stretch by stretch, and the transfer statistics.
 
-    When both sides have the same utterance ids, utterances are aligned one by
-    one (a stretch each); otherwise all words of each side (in the given order)
-    form one stream. The slots are the hypothesis words; their reference labels
+    When every hypothesis utterance id is a reference one, utterances are aligned one
+    by one (a stretch each; a reference utterance without a hypothesis one has its
+    words deleted); otherwise all words of each side (in the given order) form one
+    stream. The slots are the hypothesis words; their reference labels
     are the reference marks transferred onto them (punct.transfer.transfer_marks).
     A reference mark dropped in the transfer (no hypothesis word left to take it,
     or merged into a stronger mark) has no slot and is not scored; with
@@ -387,10 +388,15 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
         log.info("non-speech tokens ([noise], <sil>, ...) left out: %d of the reference, %d of the hypothesis",
                  *n_nonspeech)
     pairs: list[tuple[str | None, list[Word], list[Word], list[tuple[str, int]] | None]] = []
-    if ref_ids and len(set(ref_ids)) == len(ref_ids) and set(ref_ids) == set(hyp_ids) and len(hyp_ids) == len(ref_ids):
+    if (hyp_ids and len(set(ref_ids)) == len(ref_ids) and len(set(hyp_ids)) == len(hyp_ids)
+            and set(hyp_ids) <= set(ref_ids)):
         by_id = {u.id: u for u in hyp_utts}
+        missing = len(ref_ids) - len(hyp_ids)
+        if missing:
+            log.info("%d of %d reference utterances have no hypothesis utterance: their words count as deleted",
+                     missing, len(ref_ids))
         for u in ref_utts:
-            hyp_words, locs = spoken([by_id[u.id]])
+            hyp_words, locs = spoken([by_id.get(u.id, Utterance(u.id))])
             pairs.append((u.id, _marks_on_speech(u.words), hyp_words, locs))
     else:
         if len(ref_utts) > 1 or len(hyp_utts) > 1:

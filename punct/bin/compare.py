@@ -42,13 +42,15 @@ def _main(args: argparse.Namespace) -> int:
     require_inputs([args.ref], "reference")
     require_inputs([args.hyp_a, args.hyp_b], "hypothesis")
     from punct.errors import PunctError
-    from punct.io import read_any
+    from punct.io import read_any, read_hypothesis
     from punct.score import aligned_slots
     from punct.significance import paired_bootstrap
 
-    ref = read_any(args.ref, args.ref_format)
-    a, _ = aligned_slots(ref, read_any(args.hyp_a, args.hyp_format), count_dropped=args.count_dropped)
-    b, _ = aligned_slots(ref, read_any(args.hyp_b, args.hyp_format), count_dropped=args.count_dropped)
+    ref = read_any(args.ref, args.ref_format, "--ref-format")
+    a, _ = aligned_slots(ref, read_hypothesis(args.hyp_a, args.hyp_format, args.ref, "--hyp-format"),
+                         count_dropped=args.count_dropped)
+    b, _ = aligned_slots(ref, read_hypothesis(args.hyp_b, args.hyp_format, args.ref, "--hyp-format"),
+                         count_dropped=args.count_dropped)
     try:
         cmp = paired_bootstrap(a, b, args.block_words, args.resamples, args.level, args.seed)
     except PunctError as e:

@@ -67,11 +67,11 @@ def add_significance_options(p: argparse.ArgumentParser, flag: str, help_n: str,
 def _main(args: argparse.Namespace) -> int:
     require_inputs([args.ref], "reference")
     require_inputs([args.hyp], "hypothesis")
-    from punct.io import read_any
+    from punct.io import read_any, read_hypothesis
     from punct.score import aligned_slots, score_streams
 
     ref = read_any(args.ref, args.ref_format, "--ref-format")
-    hyp = read_any(args.hyp, args.hyp_format, "--hyp-format")
+    hyp = read_hypothesis(args.hyp, args.hyp_format, args.ref, "--hyp-format")
     log.info("reference %s: %d utterances, %d words; hypothesis %s: %d utterances, %d words",
              args.ref, len(ref), sum(len(u) for u in ref), args.hyp, len(hyp), sum(len(u) for u in hyp))
     streams, transfer = aligned_slots(ref, hyp, count_dropped=args.count_dropped)

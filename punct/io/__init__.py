@@ -125,6 +125,21 @@ def read_any(path: str | Path, fmt: str | None = None, option: str = "a format o
     return mod.read(path)
 
 
+def read_hypothesis(path: str | Path, fmt: str | None, ref: str | Path, option: str = "a format option") -> list[Utterance]:
+    """``read_any`` for a hypothesis scored against reference ``ref``: a CTM scored against a
+    Kaldi data directory with ``segments`` is read into those segments' utterances
+    (``ctm.read_with_segments``), so that a CTM of whole recordings (Kaldi's ``get_ctm.sh``
+    output) pairs with the reference utterance by utterance instead of as one stream."""
+    path, ref = Path(path), Path(ref)
+    fmt = fmt or detect_format(path, option)
+    if fmt == "ctm" and ref.is_dir() and (ref / "text").is_file() and (ref / "segments").is_file():
+        from punct.io import ctm
+
+        log.info("%s: read into the segments of %s", path, ref / "segments")
+        return ctm.read_with_segments(path, ref / "segments")
+    return read_any(path, fmt, option)
+
+
 def read_folder(path: str | Path) -> list[Utterance]:
     """Every file of a known format in directory ``path`` (by extension, in name order): a file of
     one utterance becomes utterance FILE_STEM, one of several FILE_STEM/UTT_ID. Files of other

@@ -83,6 +83,35 @@ def test_datadir_against_decode_dir(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["overall"] == d["overall"]
 
 
+def test_recording_ctm_against_a_datadir_with_segments(tmp_path, capsys):
+    """Kaldi's get_ctm.sh writes a CTM of whole recordings; scored against a data directory with
+    segments it is cut into those utterances and paired with them one by one, whatever order the
+    utterance ids sort in (speaker-first ids interleave the recording's turns). A segment the
+    recognizer left empty gives no hypothesis utterance: its words count as deleted."""
+    ref = [Utterance("spkA-call-000", [Word("hello", "COMMA"), Word("everyone", "PERIOD")]),
+           Utterance("spkA-call-030", [Word("thanks", "PERIOD")]),
+           Utterance("spkB-call-010", [Word("so", "COMMA"), Word("how", "O"), Word("are", "O"),
+                                       Word("you", "QUESTION")]),
+           Utterance("spkB-call-040", [Word("bye", "PERIOD")])]
+    write_datadir(tmp_path / "ref", ref)
+    (tmp_path / "ref" / "segments").write_text(
+        "spkA-call-000 call 0.0 1.0\nspkB-call-010 call 1.0 3.0\nspkA-call-030 call 3.0 4.0\n"
+        "spkB-call-040 call 4.0 5.0\n")
+    # in time order: hello, everyone. so, how are you? thanks. (bye: not recognized)
+    hyp = tmp_path / "hyp.ctm"
+    hyp.write_text("call 1 0.1 0.3 hello,\ncall 1 0.5 0.4 everyone.\ncall 1 1.1 0.2 so\ncall 1 1.4 0.2 how\n"
+                   "call 1 1.7 0.2 are\ncall 1 2.0 0.3 you?\ncall 1 3.2 0.4 thanks.\n")
+    assert score.main([str(tmp_path / "ref"), str(hyp), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["counts"]["slots"] == 7 and d["overall"]["precision"] == 100.0 and d["overall"]["fn"] == 1
+    assert d["transfer"]["ref_words"] == 8 and d["transfer"]["deletions"] == 1
+    assert (d["classes"]["COMMA"]["tp"], d["classes"]["QUESTION"]["tp"]) == (1, 1)
+    # without the segments the two sides are one stream each, in the reference's id order
+    (tmp_path / "ref" / "segments").unlink()
+    assert score.main([str(tmp_path / "ref"), str(hyp), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["transfer"]["word_errors"] > 1
+
+
 def test_missing_file_is_one_line(files, tmp_path, capsys):
     ref, _ = files
     missing = tmp_path / "nope.txt"
