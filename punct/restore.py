@@ -525,6 +525,22 @@ def by_recording(utts: Iterable[Utterance]) -> dict[str, list[Utterance]]:
     return groups
 
 
+#: output formats that write word times, and what to call them in an error
+TIMED_OUTPUTS = {"ctm": "a CTM", "textgrid": "a TextGrid", "srt": "a subtitle file", "vtt": "a subtitle file"}
+
+
+def require_times(utts: Sequence[Utterance], fmt: str, input_path: str | Path) -> None:
+    """A one-line error naming ``input_path`` (before any decoding) when ``fmt`` writes word
+    times and a word of ``utts`` has none."""
+    if fmt not in TIMED_OUTPUTS:
+        return
+    for u in utts:
+        for k, w in enumerate(u.words, 1):
+            if w.start is None or w.end is None:
+                raise PunctError(f"word {k} ({w.text!r}) of {u.id} has no times, and {TIMED_OUTPUTS[fmt]} needs "
+                                 f"word times (give timed input, or another --output-format)", input_path)
+
+
 def per_recording_dir(output: str | Path | None, fmt: str, utts: list[Utterance],
                       input_path: str | Path | None = None) -> Path | None:
     """The directory to write one file per recording into, or None for one output.
@@ -574,6 +590,7 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     fmt_out = output_format(output, output_format_name)
     paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
     utts = read_input(input_path, input_format, segments=segments)
+    require_times(utts, fmt_out, input_path)
     out_dir = per_recording_dir(output, fmt_out, utts, input_path)
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
     if len(paths) > 1 or weights is not None or bias is not None:

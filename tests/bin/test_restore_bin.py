@@ -132,3 +132,18 @@ def test_stdout_text_and_files(tmp_path, model_path, ctm, capsys):
     d = tmp_path / "dd"
     assert restore.main(["--model", str(model_path), str(ctm), "-o", str(d), "--output-format", "datadir"]) == 0
     assert (d / "text").read_text().split()[0] == "talk" and (d / "word_times").is_file()
+
+
+def test_a_timed_output_of_untimed_words_is_refused_before_decoding(tmp_path, model_path, capsys):
+    """Words without times (plain text) cannot be written as CTM, TextGrid or subtitles: a one-line
+    error naming the input and the first such word, and no output file."""
+    from punct.bin import restore
+
+    src = tmp_path / "words.txt"
+    src.write_text("so how\nare we doing\n")
+    for out in ("o.ctm", "o.TextGrid", "o.srt", "o.vtt"):
+        assert restore.main(["--model", str(model_path), str(src), "-o", str(tmp_path / out)]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: {src}: word 1 ('so') of words has no times"), err
+        assert not (tmp_path / out).exists()
+    assert restore.main(["--model", str(model_path), str(src), "-o", str(tmp_path / "o.json")]) == 0
