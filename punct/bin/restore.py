@@ -11,8 +11,9 @@ other registered format; by extension or content unless --input-format (words th
 look like no other format are plain text).
 Output formats: text, ctm, textgrid, json, srt, vtt, datadir; by the extension of
 -o unless --output-format; without -o the output goes to stdout; -o DIR/ with
---output-format (other than datadir) writes DIR/RECORDING.ctm (.json, ...) per recording. Words keep their
-spelling and times; each gets the predicted mark (the input's marks are replaced).
+--output-format (other than datadir) writes DIR/RECORDING.ctm (.json, ...) per
+recording. Words keep their spelling and times; each gets the predicted mark (the
+input's marks are replaced).
 Without --model, models/default.pt of the repository is used.
 """
 from __future__ import annotations
