@@ -137,7 +137,7 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
         if (path / "ctm").is_file():
             utts = ctm.read_datadir(path)
         else:
-            utts = read_any(path, "datadir")
+            utts = _in_recordings(read_any(path, "datadir"), path / "segments")
     elif fmt == "ctm":
         utts = ctm.read(path) if segments is None else ctm.read_with_segments(path, segments)
     elif fmt == "text":
@@ -147,6 +147,23 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
     if not any(u.words for u in utts):
         raise PunctError("no words in the input", path)
     return utts
+
+
+def _in_recordings(utts: list[Utterance], segments: Path) -> list[Utterance]:
+    """The utterances of a data directory with their recordings, in time order, when it has
+    ``segments`` (as a data directory's ``ctm`` is read), so that one speaker's consecutive
+    segments are decoded as one stream (``stream_words``); unchanged without."""
+    from punct.io.ctm import read_segments
+
+    if not segments.is_file():
+        return utts
+    segs = read_segments(segments)
+    for u in utts:
+        if u.id not in segs:
+            raise PunctError(f"utterance {u.id!r} of text is not in segments", segments)
+    out = [dataclasses.replace(u, recording=segs[u.id][0]) for u in utts]
+    out.sort(key=lambda u: (segs[u.id][0].encode("utf-8"), segs[u.id][1], u.id.encode("utf-8")))
+    return out
 
 
 # ----------------------------------------------------------------------------- decoding

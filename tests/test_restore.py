@@ -259,6 +259,32 @@ def test_datadir_with_segments_ctm(tiny, tmp_path):
         [("s-1", ["good", "morning"]), ("s-2", ["thank", "you"])]
 
 
+def test_datadir_text_with_segments_is_read_in_recordings(tiny, tmp_path):
+    """A data directory without a ctm: with segments its utterances get their recordings and
+    time order (speaker-first ids sort otherwise), so a speaker's consecutive segments are one
+    decoding stream, as when it is read from its ctm."""
+    from punct.datadir import write_datadir
+    from punct.restore import stream_words
+
+    model_path, _, _ = tiny
+    d = tmp_path / "data"
+    write_datadir(d, [Utterance("a-call-1", [Word("good"), Word("morning")], speaker="a"),
+                      Utterance("a-call-3", [Word("thank"), Word("you")], speaker="a"),
+                      Utterance("a-call-4", [Word("bye")], speaker="a"),
+                      Utterance("b-call-2", [Word("hello")], speaker="b")])
+    assert [len(s) for s in stream_words(read_input(d))] == [2, 2, 1, 1]  # no recording: one stream each
+    segments = "a-call-1 call 0.0 2.0\nb-call-2 call 2.0 3.0\na-call-3 call 3.0 4.0\na-call-4 call 4.5 5.0\n"
+    (d / "segments").write_text(segments)
+    utts = read_input(d)
+    assert [u.id for u in utts] == ["a-call-1", "b-call-2", "a-call-3", "a-call-4"]
+    assert {u.recording for u in utts} == {"call"}
+    assert [[w.text for w in s] for s in stream_words(utts)] == [["good", "morning"], ["hello"], ["thank", "you", "bye"]]
+    assert len(restore_file(d, tmp_path / "out.txt", model=model_path)) == 4
+    (d / "segments").write_text(segments.replace("a-call-4 call 4.5 5.0\n", ""))
+    with pytest.raises(PunctError, match="utterance 'a-call-4' of text is not in segments"):
+        read_input(d)
+
+
 def make_pause_model(path, sets=("pause",), columns=("pause_after",)):
     """Che et al.'s Pause model (no weights) saved as a checkpoint over the WORDS vocabulary."""
     from punct.engine import checkpoint
