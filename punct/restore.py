@@ -59,20 +59,18 @@ log = logging.getLogger(__name__)
 #: The model used without --model (trained and shipped by the project; see README).
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "default.pt"
 
-#: Output formats of ``write_output`` and their file name endings.
+#: Output formats of ``write_output`` and their file name endings (matched in any case; the
+#: first is that of a file per recording, ``-o DIR/``: ``per_recording_dir``).
 OUTPUT_FORMATS: dict[str, tuple[str, ...]] = {
     "text": (".txt",),
     "ctm": (".ctm",),
-    "textgrid": (".textgrid",),
+    "textgrid": (".TextGrid",),
     "json": (".json",),
     "srt": (".srt",),
     "vtt": (".vtt",),
     "datadir": (),
 }
 
-#: the file name ending of each output format in a directory of one file per recording
-#: (``-o DIR/``: ``per_recording_dir``)
-RECORDING_FILE = {"text": ".txt", "ctm": ".ctm", "json": ".json", "textgrid": ".TextGrid", "srt": ".srt", "vtt": ".vtt"}
 #: output formats that time one recording a file (a TextGrid and a subtitle file go with one
 #: audio file): input of several recordings must be written to a directory, one file each
 ONE_RECORDING = {"textgrid": "TextGrid", "srt": "SRT file", "vtt": "WebVTT file"}
@@ -468,7 +466,7 @@ def output_format(path: str | Path | None, fmt: str | None) -> str:
         return "datadir"
     name = p.name.lower()
     for f, exts in OUTPUT_FORMATS.items():
-        if any(name.endswith(e) for e in exts):
+        if any(name.endswith(e.lower()) for e in exts):
             return f
     raise PunctError(f"cannot tell the output format from the file name (use --output-format: {', '.join(OUTPUT_FORMATS)})", p)
 
@@ -563,11 +561,12 @@ def per_recording_dir(output: str | Path | None, fmt: str, utts: list[Utterance]
     """The directory to write one file per recording into, or None for one output.
 
     For every format but a data directory, ``output`` an existing directory or a name ending
-    in ``/`` is such a directory (``RECORDING_FILE``: a folder of CTMs in, a folder of
-    punctuated CTMs out). For the formats of ``ONE_RECORDING``, input of several recordings
-    needs one (a TextGrid or a subtitle file holding two recordings would overlay their times).
+    in ``/`` is such a directory (files named by ``OUTPUT_FORMATS``: a folder of CTMs in, a
+    folder of punctuated CTMs out). For the formats of ``ONE_RECORDING``, input of several
+    recordings needs one (a TextGrid or a subtitle file holding two recordings would overlay
+    their times).
     """
-    if fmt not in RECORDING_FILE:
+    if not OUTPUT_FORMATS.get(fmt):
         return None
     is_dir = output is not None and (Path(output).is_dir() or str(output).endswith("/"))
     recs = list(by_recording(utts))
@@ -589,7 +588,7 @@ def write_per_recording(utts: list[Utterance], out_dir: Path, fmt: str) -> list[
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for rec, group in by_recording(utts).items():
-        paths.append(out_dir / f"{rec}{RECORDING_FILE[fmt]}")
+        paths.append(out_dir / f"{rec}{OUTPUT_FORMATS[fmt][0]}")
         write_output(group, paths[-1], fmt)
     return paths
 

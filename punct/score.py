@@ -383,10 +383,6 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
         kept = [(w, (u.id, k)) for u in utts for k, w in enumerate(u.words) if not is_nonspeech(w)]
         return [w for w, _ in kept], [loc for _, loc in kept]
 
-    n_nonspeech = [sum(is_nonspeech(w) for u in utts for w in u.words) for utts in (ref_utts, hyp_utts)]
-    if any(n_nonspeech):
-        log.info("non-speech tokens ([noise], <sil>, ...) left out: %d of the reference, %d of the hypothesis",
-                 *n_nonspeech)
     pairs: list[tuple[str | None, list[Word], list[Word], list[tuple[str, int]] | None]] = []
     if (hyp_ids and len(set(ref_ids)) == len(ref_ids) and len(set(hyp_ids)) == len(hyp_ids)
             and set(hyp_ids) <= set(ref_ids)):
@@ -404,6 +400,11 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
                      len(ref_utts), len(hyp_utts))
         hyp_words, locs = spoken(hyp_utts)
         pairs = [(None, _marks_on_speech([w for u in ref_utts for w in u.words]), hyp_words, locs)]
+    left_out = [sum(len(u.words) for u in utts) - sum(len(p[side]) for p in pairs)
+                for side, utts in ((1, ref_utts), (2, hyp_utts))]
+    if any(left_out):
+        log.info("non-speech tokens ([noise], <sil>, ...) left out: %d of the reference, %d of the hypothesis",
+                 *left_out)
     total = TransferStats()
     streams = []
     for utt, ref_words, hyp_words, locs in pairs:
