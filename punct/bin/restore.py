@@ -19,6 +19,7 @@ Without --model, models/default.pt of the repository is used.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from punct.bin.common import add_common, require_inputs, run
@@ -126,12 +127,34 @@ def _main_stdin(args: argparse.Namespace) -> int:
         with open(tmp, "wb") as f:
             shutil.copyfileobj(sys.stdin.buffer, f)
         args.input = str(tmp)
+        rename = _Rename(str(tmp), STDIN_NAME)
+        handlers = logging.getLogger().handlers
+        for h in handlers:
+            h.addFilter(rename)
         try:
             return _main(args)
         except PunctError as e:
             if e.path != str(tmp):
                 raise
             raise PunctError(e.message, STDIN_NAME, e.line) from None
+        finally:
+            for h in handlers:
+                h.removeFilter(rename)
+
+
+class _Rename(logging.Filter):
+    """Writes ``new`` for ``old`` in every log message (the temporary copy of stdin is
+    ``<stdin>`` to the user)."""
+
+    def __init__(self, old: str, new: str):
+        super().__init__()
+        self.old, self.new = old, new
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.old in message:
+            record.msg, record.args = message.replace(self.old, self.new), None
+        return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -78,7 +78,7 @@ def test_malformed_input_names_file_and_line(tmp_path, model_path, capsys):
     assert "cannot tell the output format" in capsys.readouterr().err
 
 
-def test_standard_input(tmp_path, model_path, ctm, capsys, monkeypatch):
+def test_standard_input(tmp_path, model_path, ctm, capsys, caplog, monkeypatch):
     """INPUT - reads standard input: the format by content (or --input-format), errors
     naming <stdin> and the line, the same output as from the file."""
     import io
@@ -90,8 +90,10 @@ def test_standard_input(tmp_path, model_path, ctm, capsys, monkeypatch):
     assert restore.main(["--model", str(model_path), str(ctm)]) == 0
     from_file = capsys.readouterr().out
     stdin(ctm.read_bytes())
+    caplog.clear()
     assert restore.main(["--model", str(model_path), "-"]) == 0
     assert capsys.readouterr().out == from_file
+    assert "from <stdin>" in caplog.text and "punct-restore-" not in caplog.text  # the logs name stdin, not its copy
     stdin(b"talk 1 0.0 0.3 hello\ntalk 1 0.5 x0.3 world\n")
     assert restore.main(["--model", str(model_path), "-"]) == 1
     assert capsys.readouterr().err.strip().splitlines() == ["error: <stdin>:2: duration 'x0.3' is not a number"]
