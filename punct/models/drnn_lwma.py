@@ -41,6 +41,8 @@ from punct.labels import LABELS
 from punct.models import EOS_ID, PAD_ID, register
 from punct.models.layers import BiRNN, append_token, lengths_mask
 
+EMBEDDING_INITS = ("normal", "xavier")
+
 
 class MultiHeadAttention(nn.Module):
     """Scaled dot-product multi-head attention of queries ``[B,T,Q]`` over memory ``[B,N,K]``."""
@@ -89,15 +91,32 @@ class DRNNLWMA(nn.Module):
         dropout: float = 0.5
         #: dropout on the attention weights
         attention_dropout: float = 0.0
+        #: the word embedding's random start: ``normal`` (torch's N(0, 1): a 256-d row of norm 16,
+        #: which Adam's steps of about the rate barely move, so a rare word stays a large random
+        #: input) or ``xavier`` (uniform within +-sqrt(6 / (words + dim)), T-BRNN's and
+        #: punctuator2's start: near zero until training moves it). With pretrained vectors it
+        #: applies to the words they lack.
+        embedding_init: str = "normal"
+
+        def __post_init__(self):
+            if self.embedding_init not in EMBEDDING_INITS:
+                raise ValueError(f"embedding_init must be {' or '.join(EMBEDDING_INITS)}, got {self.embedding_init!r}")
 
     def __init__(self, vocab_size: int, embedding_dim: int = 256, hidden_size: int = 256, num_layers: int = 4,
-                 num_heads: int = 3, head_dim: int = 0, dropout: float = 0.5, attention_dropout: float = 0.0):
+                 num_heads: int = 3, head_dim: int = 0, dropout: float = 0.5, attention_dropout: float = 0.0,
+                 embedding_init: str = "normal"):
         super().__init__()
         if num_layers < 1 or num_heads < 1:
             raise ValueError("num_layers and num_heads must be >= 1")
         H = hidden_size
         d = head_dim or max(1, 2 * H // num_heads)
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID)
+        if embedding_init == "xavier":
+            nn.init.xavier_uniform_(self.embedding.weight)
+            with torch.no_grad():
+                self.embedding.weight[PAD_ID].zero_()
+        elif embedding_init != "normal":
+            raise ValueError(f"embedding_init must be {' or '.join(EMBEDDING_INITS)}, got {embedding_init!r}")
         self.layers = nn.ModuleList(BiRNN("gru", embedding_dim if l == 0 else 2 * H, H) for l in range(num_layers))
         self.query_rnn = nn.GRU(2 * H, H, batch_first=True)
         self.attention = nn.ModuleList(MultiHeadAttention(H, 2 * H, num_heads, d, attention_dropout)

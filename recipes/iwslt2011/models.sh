@@ -95,6 +95,12 @@ experiments+=(
   # validation perplexity best at epoch 6 (1.2332) and flat after it; validation F1 61.4, test2011
   # 62.4, 0.4 above drnn_lwma_2m_lin8 (p = 0.66): less overfitting, no real gain
   "drnn_lwma_2m_wd1|conf/drnn_lwma.yaml|train_2m|word_dropout=0.1 max_epochs=8"
+  # DRNN-LWMA with its embedding started near zero (model_args.embedding_init=xavier, T-BRNN's
+  # start) instead of torch's N(0, 1): rows of norm 16 that Adam's small steps barely move, so
+  # every word, rare ones most, reads mostly as a large random vector. T-BRNN (Xavier start)
+  # is 1.0 below T-BRNN-pre here, DRNN-LWMA (N(0, 1)) 3.5 below DRNN-LWMA-pre; the paper has
+  # 1.3 and 1.4. Otherwise drnn_lwma_2m_lin8 (8-epoch linear decay); started 2026-11-26 11:47
+  "drnn_lwma_2m_xinit|conf/drnn_lwma.yaml|train_2m|model_args.embedding_init=xavier max_epochs=8"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
