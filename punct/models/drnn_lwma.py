@@ -44,6 +44,11 @@ from punct.models.layers import BiRNN, append_token, lengths_mask
 EMBEDDING_INITS = ("normal", "xavier")
 
 
+def _check_embedding_init(name: str) -> None:
+    if name not in EMBEDDING_INITS:
+        raise ValueError(f"embedding_init must be {' or '.join(EMBEDDING_INITS)}, got {name!r}")
+
+
 class MultiHeadAttention(nn.Module):
     """Scaled dot-product multi-head attention of queries ``[B,T,Q]`` over memory ``[B,N,K]``."""
 
@@ -99,8 +104,7 @@ class DRNNLWMA(nn.Module):
         embedding_init: str = "normal"
 
         def __post_init__(self):
-            if self.embedding_init not in EMBEDDING_INITS:
-                raise ValueError(f"embedding_init must be {' or '.join(EMBEDDING_INITS)}, got {self.embedding_init!r}")
+            _check_embedding_init(self.embedding_init)
 
     def __init__(self, vocab_size: int, embedding_dim: int = 256, hidden_size: int = 256, num_layers: int = 4,
                  num_heads: int = 3, head_dim: int = 0, dropout: float = 0.5, attention_dropout: float = 0.0,
@@ -110,13 +114,12 @@ class DRNNLWMA(nn.Module):
             raise ValueError("num_layers and num_heads must be >= 1")
         H = hidden_size
         d = head_dim or max(1, 2 * H // num_heads)
+        _check_embedding_init(embedding_init)
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID)
         if embedding_init == "xavier":
             nn.init.xavier_uniform_(self.embedding.weight)
             with torch.no_grad():
                 self.embedding.weight[PAD_ID].zero_()
-        elif embedding_init != "normal":
-            raise ValueError(f"embedding_init must be {' or '.join(EMBEDDING_INITS)}, got {embedding_init!r}")
         self.layers = nn.ModuleList(BiRNN("gru", embedding_dim if l == 0 else 2 * H, H) for l in range(num_layers))
         self.query_rnn = nn.GRU(2 * H, H, batch_first=True)
         self.attention = nn.ModuleList(MultiHeadAttention(H, 2 * H, num_heads, d, attention_dropout)
