@@ -106,7 +106,7 @@ experiments+=(
   # the near-zero start with the paper's dropout 0.5: drnn_lwma_2m_xinit fitted faster (training
   # loss 0.121 after epoch 5 against 0.155) and overfitted from epoch 3; dropout 0.5 underfitted
   # only with the N(0, 1) start (drnn_lwma_2m_b32_f1). 10 epochs (2 h 40 min on both cores),
-  # started 2026-11-26 13:19 (validation F1 54.5 after epoch 1, against 57.0 with dropout 0.2)
+  # started 2026-11-26 13:19 (validation F1 54.5, 56.7 after epochs 1-2, against 57.0, 59.3 with dropout 0.2)
   "drnn_lwma_2m_xinit_drop5|conf/drnn_lwma.yaml|train_2m|model_args.embedding_init=xavier model_args.dropout=0.5"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
