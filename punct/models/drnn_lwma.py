@@ -39,7 +39,7 @@ from torch import nn
 
 from punct.labels import LABELS
 from punct.models import EOS_ID, PAD_ID, register
-from punct.models.layers import BiRNN, append_token, lengths_mask
+from punct.models.layers import BiRNN, append_token, lengths_mask, xavier_embedding_
 
 EMBEDDING_INITS = ("normal", "xavier")
 
@@ -117,9 +117,7 @@ class DRNNLWMA(nn.Module):
         _check_embedding_init(embedding_init)
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID)
         if embedding_init == "xavier":
-            nn.init.xavier_uniform_(self.embedding.weight)
-            with torch.no_grad():
-                self.embedding.weight[PAD_ID].zero_()
+            xavier_embedding_(self.embedding)
         self.layers = nn.ModuleList(BiRNN("gru", embedding_dim if l == 0 else 2 * H, H) for l in range(num_layers))
         self.query_rnn = nn.GRU(2 * H, H, batch_first=True)
         self.attention = nn.ModuleList(MultiHeadAttention(H, 2 * H, num_heads, d, attention_dropout)

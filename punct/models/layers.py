@@ -1,5 +1,5 @@
-"""Layers shared by the model families: end-token insertion, a length-aware
-bidirectional GRU, and memory-bounded additive (Bahdanau) attention."""
+"""Layers shared by the model families: end-token insertion, a near-zero embedding
+start, a length-aware bidirectional GRU, and memory-bounded additive (Bahdanau) attention."""
 from __future__ import annotations
 
 import torch
@@ -16,6 +16,15 @@ def append_token(ids: torch.Tensor, lengths: torch.Tensor, token: int, pad: int)
 def lengths_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
     """Bool ``[B,max_len]``: True at positions ``< lengths[b]``."""
     return torch.arange(max_len, device=lengths.device).unsqueeze(0) < lengths.unsqueeze(1)
+
+
+def xavier_embedding_(embedding: nn.Embedding) -> None:
+    """Start ``embedding`` Xavier-uniform (near zero: within +-sqrt(6 / (words + dim))), its
+    padding row zero: punctuator2's start, T-BRNN's and DRNN-LWMA's ``embedding_init: xavier``."""
+    nn.init.xavier_uniform_(embedding.weight)
+    if embedding.padding_idx is not None:
+        with torch.no_grad():
+            embedding.weight[embedding.padding_idx].zero_()
 
 
 class BiGRU(nn.Module):

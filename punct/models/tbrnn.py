@@ -31,7 +31,7 @@ from torch import nn
 
 from punct.labels import LABELS
 from punct.models import EOS_ID, PAD_ID, register
-from punct.models.layers import BiGRU, additive_scores, append_token, lengths_mask, masked_softmax
+from punct.models.layers import BiGRU, additive_scores, append_token, lengths_mask, masked_softmax, xavier_embedding_
 
 
 @register("tbrnn")
@@ -86,9 +86,7 @@ class TBRNN(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        nn.init.xavier_uniform_(self.embedding.weight)
-        with torch.no_grad():
-            self.embedding.weight[PAD_ID].zero_()
+        xavier_embedding_(self.embedding)
         for rnn in (self.bigru.rnn, self.gru):
             for name, p in rnn.named_parameters():
                 if name.startswith("weight"):
