@@ -106,8 +106,14 @@ experiments+=(
   # the near-zero start with the paper's dropout 0.5: drnn_lwma_2m_xinit fitted faster (training
   # loss 0.121 after epoch 5 against 0.155) and overfitted from epoch 3; dropout 0.5 underfitted
   # only with the N(0, 1) start (drnn_lwma_2m_b32_f1). 10 epochs (2 h 40 min on both cores),
-  # started 2026-11-26 13:19 (validation F1 54.5, 56.7 after epochs 1-2, against 57.0, 59.3 with dropout 0.2)
+  # started 2026-11-26 13:19 (validation F1 54.5, 56.7, 57.1 after epochs 1-3, against 57.0, 59.3, 60.5
+  # with dropout 0.2); paused after epoch 3 for drnn_lwma_2m_e50x, resumes from its checkpoint
   "drnn_lwma_2m_xinit_drop5|conf/drnn_lwma.yaml|train_2m|model_args.embedding_init=xavier model_args.dropout=0.5"
+  # DRNN-LWMA with DRNN-LWMA-pre's embedding size (50, the GloVe vectors' size) started near zero:
+  # the two then differ only in the start, as the paper's pair is read here. 256 learnt
+  # dimensions fitted the training text within 3 epochs (drnn_lwma_2m_xinit); 50 hold 5 times
+  # fewer embedding weights. 8-epoch linear decay, so that one session holds the run
+  "drnn_lwma_2m_e50x|conf/drnn_lwma.yaml|train_2m|model_args.embedding_dim=50 model_args.embedding_init=xavier max_epochs=8"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
