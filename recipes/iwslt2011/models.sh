@@ -79,8 +79,8 @@ experiments+=(
   # its 65.9 is the seed; 10 epochs, about 2 h 40 min on both cores
   # (started at the end of the session of 2026-11-26 02:39; the machine stopped before its first
   # checkpoint, and the next session ran drnn_lwma_pre_2m_gv_lin8 instead; started again
-  # 2026-11-26 10:54, resumed from its checkpoint by the same command; validation F1 55.5, 58.5, 60.3
-  # after epochs 1-3 against seed 1's 55.0, 58.4, 60.2)
+  # 2026-11-26 10:54, resumed from its checkpoint by the same command; validation F1 55.5, 58.5, 60.3,
+  # 61.0 after epochs 1-4 against seed 1's 55.0, 58.4, 60.2, 61.1)
   "drnn_lwma_pre_2m_lin_s2|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3 seed=2"
   # DRNN-LWMA-pre with punctuator2's pretrained vocabulary (every GloVe 6B word, so a word
   # unseen in training reads its vector instead of <unk>), which took T-BRNN-pre over its
