@@ -21,6 +21,12 @@ My reading of the paper, as implemented here:
   GRU that reads the top layer, as T-BRNN's output GRU does; it reads
   h^L_{t+1} so output t belongs to word t with the same convention as T-BRNN
   (the paper builds on T-BRNN's data preparation and slot convention).
+- The author's patent on the model (US 11,521,071, claims 1, 6 and 7) has the
+  same dataflow: a GRU turns the bidirectional layers' output states into one
+  final state per word, an attention per layer reads that layer's states, and
+  one fully connected softmax layer takes the final states with the attention
+  outputs. The attention contexts do not feed back into the GRU (as they would
+  in a decoder that attends with s_{t-1}).
 - Dropout (0.5 in the paper) on the embeddings, between the layers and before
   the softmax. Adam. The paper's best setting: 4 layers, 3 heads, 256 units;
   d (the per-head size) is not pinned by what I recall of the paper; here
