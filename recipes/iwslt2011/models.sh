@@ -115,7 +115,8 @@ experiments+=(
   # directions): 9.2M parameters instead of 15.6M, a training step 2.5 times faster, and less room
   # to overfit the 2.1M words (drnn_lwma_2m_lin8's validation perplexity rose from epoch 4 on);
   # otherwise drnn_lwma_2m_lin8 (8-epoch linear decay). Started 2026-11-26 18:52; validation F1
-  # 54.3, 57.1, 59.4, 60.1, 61.1, 61.0, 61.1 after epochs 1-7 (lin8: 56.0, 58.3, 59.6, 60.9, 61.4, 61.2, 61.3)
+  # 54.3, 57.1, 59.4, 60.1, 61.1, 61.0, 61.1 after epochs 1-7
+  # (lin8: 56.0, 58.3, 59.6, 60.9, 61.4, 61.2, 61.3)
   "drnn_lwma_2m_h128|conf/drnn_lwma.yaml|train_2m|model_args.hidden_size=128 max_epochs=8"
   # DRNN-LWMA with DRNN-LWMA-pre's embedding size (50, the GloVe vectors' size) started near zero:
   # the two then differ only in the start, as the paper's pair is read here. 256 learnt
