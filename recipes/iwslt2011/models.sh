@@ -109,15 +109,18 @@ experiments+=(
   # only with the N(0, 1) start (drnn_lwma_2m_b32_f1). 10 epochs (2 h 40 min on both cores),
   # started 2026-11-26 13:19 (validation F1 54.5, 56.7, 57.1 after epochs 1-3, against 57.0, 59.3, 60.5
   # with dropout 0.2); paused after epoch 3 for drnn_lwma_2m_e50x, resumed 2026-11-26 18:30 for
-  # epoch 4 (58.3), paused again for drnn_lwma_2m_h128; resumes from its checkpoint
+  # epoch 4 (58.3), paused again for drnn_lwma_2m_h128 and h128_s100; resumes from its checkpoint
   "drnn_lwma_2m_xinit_drop5|conf/drnn_lwma.yaml|train_2m|model_args.embedding_init=xavier model_args.dropout=0.5"
   # DRNN-LWMA with 128 units per direction instead of 256 ("256 units" in the paper may count both
   # directions): 9.2M parameters instead of 15.6M, a training step 2.5 times faster, and less room
   # to overfit the 2.1M words (drnn_lwma_2m_lin8's validation perplexity rose from epoch 4 on);
-  # otherwise drnn_lwma_2m_lin8 (8-epoch linear decay). Started 2026-11-26 18:52; validation F1
-  # 54.3, 57.1, 59.4, 60.1, 61.1, 61.0, 61.1 after epochs 1-7
-  # (lin8: 56.0, 58.3, 59.6, 60.9, 61.4, 61.2, 61.3)
+  # otherwise drnn_lwma_2m_lin8 (8-epoch linear decay). Validation F1 61.6 after epoch 8 (lin8
+  # 61.5), test2011 63.4 (lin8 62.0; e50x 63.5): no closer to the paper's 67.2
   "drnn_lwma_2m_h128|conf/drnn_lwma.yaml|train_2m|model_args.hidden_size=128 max_epochs=8"
+  # drnn_lwma_2m_h128 on 100-word slices, 16 a batch (the same words a step and about the same
+  # 1,470 updates an epoch): 50-word slices leave out every sentence longer than 50 words, 5.1% of
+  # the training words (0.9% with 100), and give a word at most 49 words of context
+  "drnn_lwma_2m_h128_s100|conf/drnn_lwma.yaml|train_2m|model_args.hidden_size=128 max_epochs=8 slice_length=100 batch_size=16"
   # DRNN-LWMA with DRNN-LWMA-pre's embedding size (50, the GloVe vectors' size) started near zero:
   # the two then differ only in the start, as the paper's pair is read here. 256 learnt
   # dimensions fitted the training text within 3 epochs (drnn_lwma_2m_xinit); 50 hold 5 times
