@@ -119,7 +119,8 @@ experiments+=(
   "drnn_lwma_2m_h128|conf/drnn_lwma.yaml|train_2m|model_args.hidden_size=128 max_epochs=8"
   # drnn_lwma_2m_h128 on 100-word slices, 16 a batch (the same words a step and about the same
   # 1,470 updates an epoch): 50-word slices leave out every sentence longer than 50 words, 5.1% of
-  # the training words (0.9% with 100), and give a word at most 49 words of context
+  # the training words (0.9% with 100), and give a word at most 49 words of context. Run
+  # 2026-11-26: dev2012 61.6 decoded whole (h128 61.8), test2011 62.8 (h128 63.4): no gain
   "drnn_lwma_2m_h128_s100|conf/drnn_lwma.yaml|train_2m|model_args.hidden_size=128 max_epochs=8 slice_length=100 batch_size=16"
   # DRNN-LWMA with DRNN-LWMA-pre's embedding size (50, the GloVe vectors' size) started near zero:
   # the two then differ only in the start, as the paper's pair is read here. 256 learnt
