@@ -141,7 +141,7 @@ experiments+=(
   "drnn_lwma_pre_2m_h128_xinit|conf/drnn_lwma_pre.yaml|train_2m|model_args.hidden_size=128 model_args.embedding_init=xavier"
   # DRNN-LWMA-pre with less dropout (0.1): 0.3 validated 1.0 below 0.2 after 8 epochs (62.1
   # against 63.1: drnn_lwma_pre_2m_lin_drop3), and 0.5 underfitted DRNN-LWMA; otherwise
-  # drnn_lwma_pre_2m_lin. Started 2026-11-27 01:09 (about 14 minutes an epoch)
+  # drnn_lwma_pre_2m_lin. Started 2026-11-27 01:09 (about 13 minutes an epoch alone)
   "drnn_lwma_pre_2m_lin_drop1|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3 model_args.dropout=0.1"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
