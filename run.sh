@@ -23,6 +23,7 @@ nj=2
 force=false
 exp_tag=""
 models=""
+decode_sets=""
 train_overrides=""
 train_nproc=1
 data_root=data
@@ -42,6 +43,8 @@ Options (Kaldi style, '--name value'):
                      and 9, acoustic ones in stage 7 (a joint system goes with its
                      acoustic model; 'ppe' names the LJ Speech prosody models)
                      (default: all of them; names as in recipes/<corpus>/corpus.sh)
+  --decode-sets 'A B' the prepared sets that stages 8 and 9 decode and score (default: the
+                     corpus's test sets; e.g. its validation set, decoded whole: 'dev2012')
   --train-overrides 'K=V ...'  config overrides for every model trained in stages 6
                      and 7, after the recipe's own (e.g. 'threads=1 max_epochs=3')
   --train-nproc N    training processes per model (default: $train_nproc); N > 1 trains
@@ -108,6 +111,12 @@ if [ -n "$models" ]; then
   done
   experiments=(${selected_lex[@]+"${selected_lex[@]}"})
 fi
+# the sets stages 8 and 9 decode and score: the corpus's test sets unless --decode-sets names others
+score_sets=${decode_sets:-$test_sets}
+if [ -n "$decode_sets" ]; then
+  [[ "$decode_sets" =~ ^[A-Za-z0-9_.-]+( [A-Za-z0-9_.-]+)*$ ]] \
+    || die "--decode-sets '$decode_sets': expected set names separated by single spaces"
+fi
 
 # the environment (a .venv with pinned packages, Debian tools) is built when missing
 local/setup_env.sh
@@ -124,7 +133,7 @@ where="${exp_tag:+ --exp-tag $exp_tag}"
 stage_cmd() {
   local nproc=""
   [ "$train_nproc" -eq 1 ] || nproc=" --train-nproc $train_nproc"
-  echo "./run.sh --corpus $corpus$where --models $1${train_overrides:+ --train-overrides '$train_overrides'}$nproc --stage $2 --stop-stage $3"
+  echo "./run.sh --corpus $corpus$where --models $1${train_overrides:+ --train-overrides '$train_overrides'}$nproc${decode_sets:+ --decode-sets '$decode_sets'} --stage $2 --stop-stage $3"
 }
 # run_stage N: true when stage N is inside [stage, stop_stage]
 run_stage() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
@@ -263,8 +272,9 @@ if run_stage 8; then
       model_files=("$dir/best.pt") tuning_files=()
       model_args=(--model "$dir/best.pt")
     fi
-    for set in $test_sets; do
+    for set in $score_sets; do
       out=$dir/decode_$set
+      [ -f "$data/$set/text" ] || die "stage 8: $data/$set/text not found: $set is not a prepared set of $corpus (run stage 1; its sets: ${train_sets} ${valid_set} ${test_sets})"
       if up_to_date "$out/.done" "${model_files[@]}" "${tuning_files[@]}" "$data/$set/text" && [ "$force" != true ]; then
         log "stage 8: decode $name on $set: $out is finished and newer than its model and data; skipping"; continue
       fi
@@ -287,8 +297,9 @@ if run_stage 9; then
   for spec in "${experiments[@]}"; do
     IFS='|' read -r name _ _ _ <<< "$spec"
     dir=$(exp_dir "$name")
-    for set in $test_sets; do
+    for set in $score_sets; do
       out=$dir/decode_$set
+      [ -f "$out/.done" ] || die "stage 9: $out/.done not found: $name has not been decoded on $set (run stage 8)"
       # A hypothesis set is scored against its reference (corpus_score_ref), so that
       # the report carries the word error rate and the mark transfer statistics.
       ref=$data/$set

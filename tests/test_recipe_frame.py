@@ -96,24 +96,29 @@ needs_venv = pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / ".ven
                                 reason="needs the recipe's .venv (local/setup_env.sh)")
 
 
-def _fake_recipe(repo_root, tmp_path, experiments, stage="8"):
+def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_stage=None):
     """A recipe folder that links the repository's frame and environment, with corpus
     'fake' of the given experiment lines and a $train_cmd and $decode_cmd that only record
     their command; run.sh runs STAGE alone."""
     for name in ("run.sh", "local", "path.sh", ".venv", "conf", "punct", "requirements.txt", "pyproject.toml"):
-        (tmp_path / name).symlink_to(repo_root / name)
+        if not (tmp_path / name).is_symlink():  # (a second run in the same folder)
+            (tmp_path / name).symlink_to(repo_root / name)
+    for s in ("dev", "test"):  # the prepared sets that stage 8 decodes
+        (tmp_path / "data" / "fake" / s).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "data" / "fake" / s / "text").write_text("u1 a b\n")
     (tmp_path / "cmd.sh").write_text('export train_cmd="./fake_cmd.sh"\nexport decode_cmd="./fake_cmd.sh"\n')
     fake = tmp_path / "fake_cmd.sh"
     fake.write_text('#!/bin/bash\nshift; echo "$*" >> calls.txt; out=""\n'
                     'while [ $# -gt 0 ]; do case $1 in --out|--exp) out=$2;; esac; shift; done; mkdir -p "$out"\n')
     fake.chmod(0o755)
-    (tmp_path / "recipes" / "fake").mkdir(parents=True)
+    (tmp_path / "recipes" / "fake").mkdir(parents=True, exist_ok=True)
     lines = " ".join(f'"{e}"' for e in experiments)
     (tmp_path / "recipes" / "fake" / "corpus.sh").write_text(
         f"train_sets=train\nvalid_set=dev\ntest_sets=test\nexperiments=({lines})\nprepare_data() {{ :; }}\n")
-    (tmp_path / "exp" / "fake" / "a").mkdir(parents=True)
+    (tmp_path / "exp" / "fake" / "a").mkdir(parents=True, exist_ok=True)
     (tmp_path / "exp" / "fake" / "a" / "best.pt").write_text("")
-    return subprocess.run(["bash", "run.sh", "--corpus", "fake", "--corpus-dir", ".", "--stage", stage, "--stop-stage", stage],
+    return subprocess.run(["bash", "run.sh", "--corpus", "fake", "--corpus-dir", ".", *options, "--stage", stage,
+                           "--stop-stage", stop_stage or stage],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
 
 
@@ -162,3 +167,30 @@ def test_warm_start_names_the_experiment_it_trains_on_from(repo_root, tmp_path):
     assert r.returncode != 0 and not (tmp_path / "2" / "calls.txt").exists()
     assert "stage 6: w trains on from exp/fake/none/best.pt: not found (train none first)" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@needs_venv
+def test_decode_sets_choose_what_stages_8_and_9_decode(repo_root, tmp_path):
+    """--decode-sets decodes other prepared sets (the validation set, whole) instead of the corpus's
+    test sets, and goes into run.cmd; a set that is not prepared, or not decoded, is a one-line error."""
+    r = _fake_recipe(repo_root, tmp_path, ["a|conf/tbrnn.yaml|train|"], options=("--decode-sets", "dev"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls == ["python -m punct.bin.decode --model exp/fake/a/best.pt --data data/fake/dev "
+                     "--out exp/fake/a/decode_dev --no-score --threads 1"]
+    (tmp_path / "2").mkdir()
+    r = _fake_recipe(repo_root, tmp_path / "2", ["a|conf/tbrnn.yaml|train|"], stage="6", options=("--decode-sets", "dev test"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (tmp_path / "2" / "exp" / "fake" / "a" / "run.cmd").read_text() == \
+        "./run.sh --corpus fake --corpus-dir . --models a --decode-sets 'dev test' --stage 6 --stop-stage 9\n"
+    (tmp_path / "3").mkdir()
+    r = _fake_recipe(repo_root, tmp_path / "3", ["a|conf/tbrnn.yaml|train|"], options=("--decode-sets", "nosuch"))
+    assert r.returncode != 0 and not (tmp_path / "3" / "calls.txt").exists()
+    assert ("stage 8: data/fake/nosuch/text not found: nosuch is not a prepared set of fake (run stage 1; "
+            "its sets: train dev test)") in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = _fake_recipe(repo_root, tmp_path / "3", ["a|conf/tbrnn.yaml|train|"], stage="9", options=("--decode-sets", "dev"))
+    assert r.returncode != 0
+    assert "stage 9: exp/fake/a/decode_dev/.done not found: a has not been decoded on dev (run stage 8)" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = _fake_recipe(repo_root, tmp_path / "3", ["a|conf/tbrnn.yaml|train|"], options=("--decode-sets", "dev  test"))
+    assert r.returncode != 0 and "--decode-sets 'dev  test': expected set names separated by single spaces" in r.stderr

@@ -4,7 +4,8 @@ Usage: python -m punct.bin.results --exp exp --out RESULTS.md [--print exp/<corp
 
 Reads every ``exp/<corpus>/<model>/decode_<set>/scoring/report.json`` with the
 experiment's ``config.yaml``, ``train_log.tsv``, ``run.cmd`` and the decode's
-``decode_stats.json``, and writes one table per corpus and test set. Every row
+``decode_stats.json``, and writes one table per corpus of its test sets' rows, and
+one of the rows decoded on its validation set (``run.sh --decode-sets``). Every row
 names the command that reproduces it. Published numbers of the papers are
 listed beside the matching models with their source. Nothing here is typed by
 hand: rerun this after any experiment.
@@ -191,11 +192,26 @@ def collect(exp_root: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def corpus_sets(corpus: str, recipes: Path | None = None) -> tuple[str | None, list[str]]:
+    """The validation set and the test sets that ``recipes/<corpus>/corpus.sh`` assigns
+    (``valid_set="..."``, ``test_sets="..."``); None and [] for what it does not assign."""
+    path = (recipes or ROOT / "recipes") / corpus / "corpus.sh"
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    valid = re.search(r'^valid_set="?([^"\s]+)"?\s*$', text, re.M)
+    tests = re.search(r'^test_sets="?([^"]*?)"?\s*$', text, re.M)
+    return (valid.group(1) if valid else None), (tests.group(1).split() if tests else [])
+
+
 def _row_cmd(row: dict) -> str:
     cmd = row["train"].get("run.cmd")
     if cmd:
-        # the run.sh call that trained this model, extended to decoding and scoring
-        return cmd.replace("--stop-stage 6", "--stop-stage 9")
+        # the run.sh call that trained this model, extended to decoding and scoring, and to
+        # a set that is not one of the corpus's test sets (run.sh --decode-sets)
+        cmd = cmd.replace("--stop-stage 6", "--stop-stage 9")
+        tests = corpus_sets(row["corpus"])[1]
+        if " --models " in cmd and " --stage " in cmd and "--decode-sets" not in cmd and tests and row["set"] not in tests:
+            cmd = cmd.replace(" --stage ", f" --decode-sets {row['set']} --stage ", 1)
+        return cmd
     return f"python -m punct score data/{row['corpus']}/{row['set']} {row['exp_dir']}/decode_{row['set']}"
 
 
@@ -222,73 +238,92 @@ def render(rows: list[dict[str, Any]]) -> str:
         groups.setdefault(r["corpus"], []).append(r)
     for corpus, rs in sorted(groups.items()):
         rs = sorted(rs, key=lambda r: (r["set"], r["exp"]))
-        asr = any(_get(r["report"], "wer") is not None for r in rs)
         out += [f"## {corpus}", ""]
         notes = ROOT / "recipes" / corpus / "results_notes.md"
         if notes.is_file():  # the recipe's own reading guide for its table
             out += [notes.read_text(encoding="utf-8").strip(), ""]
-        head = ["system", "test set", "train words"]
-        for c in MARK_LABELS:
-            head += [f"{c[:5]} P", f"{c[:5]} R", f"{c[:5]} F1"]
-        head += ["P", "R", "F1", "SER", "Err", "2-class F1", "sent. F1"]
-        if asr:
-            head += ["WER", "marks carried", "marks moved", "marks dropped"]
-        head += ["epochs", "train h", "decode w/s"]
-        out.append("| " + " | ".join(head) + " |")
-        out.append("|" + "---|" * len(head))
-        cmds = []
-        published_done: set[str] = set()
-        for i, r in enumerate(rs, 1):
-            rep, tr = r["report"], r["train"]
-            mark = f" {CARRIED}" if r.get("carried") else ""
-            cells = [f"{r['exp']}{mark} [{i}]", r["set"], _fmt(tr.get("train_words"), 0)]
-            for c in MARK_LABELS:
-                d = _class(rep, c)
-                cells += [_fmt(d.get("precision")), _fmt(d.get("recall")), _fmt(d.get("f1"))]
-            o = _class(rep, "OVERALL")
-            cells += [_fmt(o.get("precision")), _fmt(o.get("recall")), _fmt(o.get("f1"))]
-            cells += [_fmt(rep.get("ser")), _fmt(rep.get("err"))]
-            cells += [_fmt(_get(rep, "boundary", "f1")), _fmt(_get(rep, "sentence", "f1"))]
-            if asr:
-                t = rep.get("transfer") or {}
-                cells += [_fmt(rep.get("wer")), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
-            epochs = _fmt(tr.get("epochs"), 0)
-            notes = []
-            if tr.get("members"):  # one member: that model with its own decision bias
-                epochs = " + ".join(tr["members"]) if len(tr["members"]) == 1 else "ensemble of " + " + ".join(tr["members"])
-                bias = r["decode"].get("bias")
-                if isinstance(bias, dict):
-                    notes.append("bias " + " ".join(f"{mark_of(k)} {v:+g}" for k, v in bias.items() if k in MARK_LABELS))
-            decoded = r["decode"].get("model_epoch")
-            averaged = r["decode"].get("model_averaged_epochs")
-            if averaged:
-                notes.append("average of the models of epochs " + ", ".join(map(str, averaged)))
-            elif decoded and tr.get("epochs", 0) > 1:
-                notes.append(f"model of epoch {decoded}")  # the checkpoint this row was decoded with
-            elif tr.get("best_epoch") and tr.get("epochs", 0) > 1:
-                notes.append(f"best {tr['best_epoch']}")
-            if tr.get("epochs") and not tr.get("stopped") and tr.get("model") not in ACOUSTIC_ONLY:
-                notes.append("still training")  # no end of training recorded: stopped by hand or going on
-            elif tr.get("stopped") == "by hand":  # train_done.json written when a run was abandoned
-                notes.append("stopped by hand")
-            if notes:
-                epochs += f" ({', '.join(notes)})"
-            cells += [epochs, _fmt(tr.get("train_hours"), 2), _fmt(r["decode"].get("words_per_s"), 0)]
-            out.append("| " + " | ".join(cells) + " |")
-            cmds.append(f"[{i}] `{_row_cmd(r)}`")
-            model = tr.get("model")
-            if r["set"] == "test2011" and model in PUBLISHED and model not in published_done:
-                published_done.add(model)
-                for pub in PUBLISHED[model]:
-                    pc = [pub["system"], "test2011", "2.1M"]
-                    for c in MARK_LABELS:
-                        pc += [_fmt(x) for x in (pub.get("classes") or {}).get(c, (None, None, None))]
-                    pc += [_fmt(pub.get("p")), _fmt(pub.get("r")), _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-", "-"]
-                    pc += ["-"] * ((4 if asr else 0) + 3)
-                    out.append("| " + " | ".join(pc) + " |")
-        out += ["", "Commands that reproduce each row:", ""] + [f"- {c}" for c in cmds] + [""]
-        out += render_targets(rs)
+        valid_set, _ = corpus_sets(corpus)
+        tested = [r for r in rs if r["set"] != valid_set]
+        validated = [r for r in rs if r["set"] == valid_set]
+        if tested:
+            out += _score_table(tested) + render_targets(tested)
+        if validated:
+            out += [f"### {corpus}: {valid_set} decoded whole (the validation set)", "",
+                    f"{valid_set} is the set the models were selected on (the epoch, the averaged epochs) and the "
+                    "tuned ensembles tuned their weights and decision bias on, so these rows are not test scores. They "
+                    "compare models on more words than the test set has. Decoded like a test set (whole utterances, "
+                    "not the training's slices) by `./run.sh ... --decode-sets " + valid_set + " --stage 8 --stop-stage 9`.",
+                    ""]
+            out += _score_table(validated)
     return "\n".join(out) + "\n"
+
+
+def _score_table(rs: list[dict[str, Any]]) -> list[str]:
+    """One score table (rows of one corpus), with the published rows beside the paper's models
+    on test2011 and the list of the commands that reproduce each row."""
+    out: list[str] = []
+    asr = any(_get(r["report"], "wer") is not None for r in rs)
+    head = ["system", "test set", "train words"]
+    for c in MARK_LABELS:
+        head += [f"{c[:5]} P", f"{c[:5]} R", f"{c[:5]} F1"]
+    head += ["P", "R", "F1", "SER", "Err", "2-class F1", "sent. F1"]
+    if asr:
+        head += ["WER", "marks carried", "marks moved", "marks dropped"]
+    head += ["epochs", "train h", "decode w/s"]
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|" + "---|" * len(head))
+    cmds = []
+    published_done: set[str] = set()
+    for i, r in enumerate(rs, 1):
+        rep, tr = r["report"], r["train"]
+        mark = f" {CARRIED}" if r.get("carried") else ""
+        cells = [f"{r['exp']}{mark} [{i}]", r["set"], _fmt(tr.get("train_words"), 0)]
+        for c in MARK_LABELS:
+            d = _class(rep, c)
+            cells += [_fmt(d.get("precision")), _fmt(d.get("recall")), _fmt(d.get("f1"))]
+        o = _class(rep, "OVERALL")
+        cells += [_fmt(o.get("precision")), _fmt(o.get("recall")), _fmt(o.get("f1"))]
+        cells += [_fmt(rep.get("ser")), _fmt(rep.get("err"))]
+        cells += [_fmt(_get(rep, "boundary", "f1")), _fmt(_get(rep, "sentence", "f1"))]
+        if asr:
+            t = rep.get("transfer") or {}
+            cells += [_fmt(rep.get("wer")), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
+        epochs = _fmt(tr.get("epochs"), 0)
+        notes = []
+        if tr.get("members"):  # one member: that model with its own decision bias
+            epochs = " + ".join(tr["members"]) if len(tr["members"]) == 1 else "ensemble of " + " + ".join(tr["members"])
+            bias = r["decode"].get("bias")
+            if isinstance(bias, dict):
+                notes.append("bias " + " ".join(f"{mark_of(k)} {v:+g}" for k, v in bias.items() if k in MARK_LABELS))
+        decoded = r["decode"].get("model_epoch")
+        averaged = r["decode"].get("model_averaged_epochs")
+        if averaged:
+            notes.append("average of the models of epochs " + ", ".join(map(str, averaged)))
+        elif decoded and tr.get("epochs", 0) > 1:
+            notes.append(f"model of epoch {decoded}")  # the checkpoint this row was decoded with
+        elif tr.get("best_epoch") and tr.get("epochs", 0) > 1:
+            notes.append(f"best {tr['best_epoch']}")
+        if tr.get("epochs") and not tr.get("stopped") and tr.get("model") not in ACOUSTIC_ONLY:
+            notes.append("still training")  # no end of training recorded: stopped by hand or going on
+        elif tr.get("stopped") == "by hand":  # train_done.json written when a run was abandoned
+            notes.append("stopped by hand")
+        if notes:
+            epochs += f" ({', '.join(notes)})"
+        cells += [epochs, _fmt(tr.get("train_hours"), 2), _fmt(r["decode"].get("words_per_s"), 0)]
+        out.append("| " + " | ".join(cells) + " |")
+        cmds.append(f"[{i}] `{_row_cmd(r)}`")
+        model = tr.get("model")
+        if r["set"] == "test2011" and model in PUBLISHED and model not in published_done:
+            published_done.add(model)
+            for pub in PUBLISHED[model]:
+                pc = [pub["system"], "test2011", "2.1M"]
+                for c in MARK_LABELS:
+                    pc += [_fmt(x) for x in (pub.get("classes") or {}).get(c, (None, None, None))]
+                pc += [_fmt(pub.get("p")), _fmt(pub.get("r")), _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-", "-"]
+                pc += ["-"] * ((4 if asr else 0) + 3)
+                out.append("| " + " | ".join(pc) + " |")
+    out += ["", "Commands that reproduce each row:", ""] + [f"- {c}" for c in cmds] + [""]
+    return out
 
 
 #: the papers trained on IWSLT's train2012 (2.1M words); rows up to this size count as the same budget
@@ -617,7 +652,7 @@ ROW_MERGED_SECTIONS = {"asr": 2, "wer_checks": 2}
 #: what the tables read of a row: kept in the ledger, the rest (confusion matrices, counts) is not
 _LEDGER_KEYS = {
     "report": ("classes", "per_class", "overall", "ser", "err", "boundary", "sentence", "wer", "transfer"),
-    "decode": ("words_per_s", "model_epoch", "model_averaged_epochs"),
+    "decode": ("words_per_s", "model_epoch", "model_averaged_epochs", "bias"),
     "train": ("epochs", "best_epoch", "train_hours", "train_wps", "stopped", "run.cmd", "cmd", "model", "train_words",
               "members"),
 }

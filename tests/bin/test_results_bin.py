@@ -448,3 +448,36 @@ def test_targets_give_the_interval_of_each_best_row(tmp_path):
     assert "(paper inside)" not in row["DRNN-LWMA (Kim 2019)"][6] and row["DRNN-LWMA (Kim 2019)"][6] != "-"
     old = {k: v for k, v in near.items() if k not in ("counts", "confusion")}  # a ledger row's report
     assert report_intervals(old) == report_intervals(near)
+
+
+def test_validation_set_rows_get_their_own_table(tmp_path):
+    """Rows decoded on the corpus's validation set (run.sh --decode-sets) are not test scores: they
+    go to a table of their own after the targets, whose commands name the set."""
+    exp = tmp_path / "exp"
+    for set_name, f1 in (("test2011", 55.0), ("dev2012", 52.0)):
+        d = _scored(exp, "iwslt2011", "m", set_name, _report(50, 60, 10, f1))
+        (d / "config.yaml").write_text("model: tbrnn\n")
+    text = results.render(results.collect(exp))
+    main, dev = text.split("### iwslt2011: dev2012 decoded whole (the validation set)")
+    assert "### Targets on test2011" in main and "| 52.0 |" not in main and "dev2012 |" not in main
+    rows = [x for x in dev.splitlines() if x.startswith("| m ")]
+    assert len(rows) == 1 and rows[0].startswith("| m [1] | dev2012 |") and "| 52.0 |" in rows[0]
+    assert "T-BRNN (Tilk" not in dev  # the published numbers are test2011's
+    assert "[1] `./run.sh --corpus iwslt2011 --models m --decode-sets dev2012 --stage 6 --stop-stage 9`" in dev
+    assert "[1] `./run.sh --corpus iwslt2011 --models m --stage 6 --stop-stage 9`" in main
+
+
+def test_corpus_sets_read_from_the_recipe(tmp_path):
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "corpus.sh").write_text('train_sets="a b"\nvalid_set="dev"\ntest_sets="t1 t2"\n')
+    assert results.corpus_sets("c", tmp_path) == ("dev", ["t1", "t2"])
+    assert results.corpus_sets("none", tmp_path) == (None, [])
+    assert results.corpus_sets("iwslt2011") == ("dev2012", ["test2011"])
+
+
+def test_ledger_keeps_an_ensembles_decision_bias(tmp_path):
+    exp = tmp_path / "exp"
+    e = _scored(exp, "c", "a_bias", "test", _report(53, 63, 13, 58.0))
+    (e / "decode_test" / "decode_stats.json").write_text(json.dumps({"bias": {"COMMA": 0.4}, "words_per_s": 10}))
+    (row,) = results.collect(exp)
+    assert results.ledger_row(row)["decode"] == {"bias": {"COMMA": 0.4}, "words_per_s": 10}
