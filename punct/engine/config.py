@@ -95,6 +95,12 @@ class TrainConfig:
     epoch_slices: int = 0
     #: validate on the first N slices of the validation set only (0: all)
     valid_slices: int = 0
+    #: what the validation F1 (select_by f1, average_best) is measured on: slices (the loss words
+    #: of the validation set's training-style slices, as punctuator2 validates: a sentence longer
+    #: than a slice is left out under long_sentences skip) or whole (the validation utterances
+    #: decoded whole in decode_window windows, as the test sets are: every word counts, and runs
+    #: with different slice lengths compare). The perplexity is the slices' either way
+    valid_decode: str = "slices"
     #: initialise the word embedding (a words model's ``embedding``) from these vectors
     #: (punct.models.pretrained: glove-6b-50d, spacy-en-md-300d); "" = random
     pretrained_embeddings: str = ""
@@ -147,6 +153,8 @@ class TrainConfig:
         for name in ("warmup_steps", "epoch_slices", "valid_slices"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
+        if self.valid_decode not in ("slices", "whole"):
+            raise ValueError(f"valid_decode must be slices or whole, got {self.valid_decode!r}")
         if self.long_sentences not in ("skip", "cut"):
             raise ValueError(f"long_sentences must be skip or cut, got {self.long_sentences!r}")
         if not isinstance(self.features, list) or not all(isinstance(x, str) and x for x in self.features):

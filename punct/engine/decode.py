@@ -141,7 +141,12 @@ def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: in
 def stream_features(model: torch.nn.Module, data_dir: str | Path, utts: list[Utterance]) -> list | None:
     """The raw per-word features of ``utts`` (of ``data_dir``) that ``model`` reads, one
     array per utterance; None for a model without features."""
-    inputs = getattr(model, "punct_inputs", None)
+    return inputs_features(getattr(model, "punct_inputs", None), data_dir, utts)
+
+
+def inputs_features(inputs, data_dir: str | Path, utts: list[Utterance]) -> list | None:
+    """The raw per-word features of ``utts`` (of ``data_dir``) that the featurizer ``inputs``
+    reads, one array per utterance; None for inputs without features."""
     if not getattr(inputs, "columns", None):
         return None
     by_utt = inputs.load_features(data_dir, utts)

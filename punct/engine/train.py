@@ -229,6 +229,56 @@ def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=Non
     return ppl, mark_f1(ref, hyp)
 
 
+class WholeValidation:
+    """The validation utterances, whole, for ``valid_decode: whole``: their word ids, reference
+    label ids and per-word features (None for a model without), decoded as a test set is."""
+
+    def __init__(self, valid_dir: str | Path, inputs, window: int, batch_size: int) -> None:
+        from punct.datadir import load_utterances
+        from punct.engine.decode import inputs_features
+
+        utts = load_utterances(valid_dir)
+        self.streams = [inputs.encode(u.texts) for u in utts]
+        self.refs = [[label_id(x) for x in u.labels] for u in utts]
+        self.feats = inputs_features(inputs, valid_dir, utts)
+        self.inputs, self.window, self.batch_size = inputs, window, batch_size
+        self.words = sum(len(r) for r in self.refs)
+
+    @torch.no_grad()
+    def f1(self, model: torch.nn.Module, rank: int = 0, world: int = 1) -> float:
+        """Overall mark F1 (percent) of ``model`` on every word; with ``world`` > 1 each rank
+        decodes every world-th utterance and the labels are gathered."""
+        from punct.engine.decode import run_streams
+
+        mine = list(range(rank, len(self.streams), world))
+        preds, _ = run_streams(model, [self.streams[i] for i in mine], self.window, self.batch_size, self.inputs,
+                               None if self.feats is None else [self.feats[i] for i in mine])
+        model.train()
+        ref_ids = [x for i in mine for x in self.refs[i]]
+        ref = [LABELS[i] for i in map_targets(model, torch.tensor(ref_ids, dtype=torch.long)).tolist()]
+        hyp = [LABELS[i] for p in preds for i in p]
+        if world > 1:
+            import torch.distributed as dist
+
+            parts: list[Any] = [None] * world
+            dist.all_gather_object(parts, (ref, hyp))
+            ref = [x for p in parts for x in p[0]]
+            hyp = [x for p in parts for x in p[1]]
+        return mark_f1(ref, hyp)
+
+
+def validator(cfg: TrainConfig, model: torch.nn.Module, valid_sl: Slices, inputs, whole: WholeValidation | None,
+              rank: int = 0, world: int = 1) -> Callable[[], tuple[float, float]]:
+    """The validation of every epoch: () -> (perplexity on the slices, overall mark F1 on the
+    slices or, with ``whole``, on the utterances decoded whole); leaves the model in train mode."""
+    def validate() -> tuple[float, float]:
+        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world, cfg.precision)
+        if whole is not None:
+            f1 = whole.f1(model, rank, world)
+        return ppl, f1
+    return validate
+
+
 class _IdsOnly:
     """Word ids as they are (``evaluate`` without a featurizer: any vocabulary)."""
 
@@ -464,6 +514,11 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     cache_dir = exp_dir / "cache" if inputs.closed and main else None
     train_sl = load_slices(train_dir, inputs, cache=cache_dir and cache_dir / "train.npz", **slice_opts)
     valid_sl = load_slices(valid_dir, inputs, cache=cache_dir and cache_dir / "valid.npz", **slice_opts)
+    whole = None
+    if cfg.valid_decode == "whole":
+        whole = WholeValidation(valid_dir, inputs, cfg.decode_window or cfg.slice_length, cfg.valid_batch_size)
+        log.info("validation F1 on %s decoded whole: %d utterances, %d words, %d-word windows", valid_dir,
+                 len(whole.streams), whole.words, whole.window)
 
     torch.manual_seed(cfg.seed)
     model = build_model(cfg.model, model_args, inputs.input_size)
@@ -498,7 +553,8 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
             raise PunctError(f"model {cfg.model} is estimated by counting, in no epochs: average_best does not apply")
         if world > 1:
             raise PunctError(f"model {cfg.model} is estimated by counting, not by SGD: run it in one process")
-        return _fit(model, cfg, inputs, train_dir, valid_sl, exp_dir, prog, resolved, model_args, payload_extra)
+        return _fit(model, cfg, inputs, train_dir, validator(cfg, model, valid_sl, inputs, whole), exp_dir, prog,
+                    resolved, model_args, payload_extra)
 
     opt = make_optimizer(cfg, model.parameters())
     if ck is not None:
@@ -520,6 +576,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
              extra={"all_ranks": True})
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
+    validate = validator(cfg, model, valid_sl, inputs, whole, rank, world)
 
     def payload_common() -> dict[str, Any]:
         return dict(payload_extra, model=cfg.model, model_args=model_args, labels=list(LABELS),
@@ -531,7 +588,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
 
     if warm and ck is None:
         # the starting weights are the best model until an epoch beats them on this validation set
-        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world, cfg.precision)
+        ppl, f1 = validate()
         model.train()
         prog.update(best_ppl=ppl, best_f1=f1)
         log.info("warm start: valid ppl %.4f, valid F1 %.1f before training on", ppl, f1)
@@ -630,8 +687,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         if bar is not None:
             bar.close()
 
-        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world,
-                           cfg.precision)
+        ppl, f1 = validate()
         row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
                "valid_f1": f1, "seconds": round(prog["seconds"], 1),
                "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
@@ -670,9 +726,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                          "(remove the file to train)", exp_dir / STOP_FILE)
     snaps = [s["epoch"] for s in prog.get("snapshots", [])] if cfg.average_best else []
     if len(snaps) >= 2 and prog.get("averaged") != sorted(snaps):
-        average_snapshots(cfg, prog, model, exp_dir, payload_common, rank, world,
-                          validate=lambda: evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices,
-                                                    rank, world, cfg.precision))
+        average_snapshots(cfg, prog, model, exp_dir, payload_common, rank, world, validate=validate)
         save_checkpoint()
     if stop_reason is not None:
         why = "by hand"
@@ -851,9 +905,11 @@ def _init_pretrained(model: torch.nn.Module, inputs, name: str) -> None:
     init_embedding(_embedding_of(model).weight, inputs.vocab.words, name, skip=len(SPECIALS))
 
 
-def _fit(model, cfg: TrainConfig, inputs, train_dir, valid_sl: Slices, exp_dir: Path, prog: dict[str, Any],
-         resolved: dict[str, Any], model_args: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    """Estimate a counting model (``trainer = "fit"``) in one pass; one log row."""
+def _fit(model, cfg: TrainConfig, inputs, train_dir, validate: Callable[[], tuple[float, float]], exp_dir: Path,
+         prog: dict[str, Any], resolved: dict[str, Any], model_args: dict[str, Any], extra: dict[str, Any]
+         ) -> dict[str, Any]:
+    """Estimate a counting model (``trainer = "fit"``) in one pass, validated by ``validate``
+    (``validator``); one log row."""
     if prog["epoch"] >= 1:
         log.info("%s is already estimated", exp_dir / "best.pt")
         return prog
@@ -868,7 +924,7 @@ def _fit(model, cfg: TrainConfig, inputs, train_dir, valid_sl: Slices, exp_dir: 
         n_words += len(u.words)
     model.fit(streams)
     seconds = time.monotonic() - t0
-    ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices)
+    ppl, f1 = validate()
     row = {"epoch": 1, "train_loss": float("nan"), "valid_ppl": ppl, "valid_f1": f1, "seconds": round(seconds, 1),
            "words_per_s": round(n_words / max(1e-9, seconds))}
     log.info("estimated %s on %d words in %.0f s: valid ppl %.4f, valid F1 %.1f", cfg.model, n_words, seconds, ppl, f1)

@@ -66,3 +66,25 @@ def test_two_ranks_match_one_process(tiny_data, tmp_path):
     prog = ckpt.load(two / "checkpoint.pt")["progress"]
     assert prog["epoch"] == 3 and len(prog["averaged"]) == 2 and prog["averaged"][-1] == 3
     assert ckpt.load(two / "epochs" / "average.pt")["averaged_epochs"] == prog["averaged"]
+
+
+def test_two_ranks_validate_whole_utterances_together(tiny_data, tmp_path):
+    """valid_decode whole with two ranks: each decodes every other validation utterance and
+    the F1 is over all of them, the number decoding the saved model gives."""
+    from punct.datadir import load_utterances
+    from punct.engine.decode import decode
+    from punct.score import score_labels
+
+    tr, dev = tiny_data
+    exp = tmp_path / "two"
+    args = [a for a in ARGS if not a.startswith("max_epochs=")] + ["max_epochs=4", "valid_decode=whole"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+                        "-m", "punct.bin.train", "--config", str(ROOT / "conf" / "tbrnn.yaml"), "--train", str(tr),
+                        "--valid", str(dev), "--exp", str(exp), *args],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "decoded whole: 3 utterances" in r.stderr
+    hyp, ref = decode(exp / "best.pt", dev), load_utterances(dev)
+    f1 = float(score_labels([x for u in ref for x in u.labels], [x for u in hyp for x in u.labels]).overall.f1)
+    assert ckpt.load(exp / "best.pt")["valid_f1"] == f1 > 0

@@ -460,3 +460,39 @@ def test_a_resume_steps_with_the_configs_optimizer_implementation():
         assert int(new.state[params[0]]["step"]) == 1
         new.step()
         assert int(new.state[params[0]]["step"]) == 2
+
+
+def test_valid_decode_whole_scores_the_validation_set_as_decoding_it_does(tiny_data, tmp_path, caplog):
+    """valid_decode whole: the validation F1 is that of the validation utterances decoded whole
+    (every word, a sentence longer than a slice too), the number decoding best.pt gives."""
+    import logging
+
+    from punct.datadir import load_utterances, write_datadir
+    from punct.engine.decode import decode
+    from punct.score import score_labels
+    from punct.words import Utterance, Word
+
+    tr, dev = tiny_data
+    # dev and a 45-word sentence, longer than the 20-word slices (left out of the slices' F1)
+    long = Utterance("long", [Word(f"w{8 + i % 20}", "O") for i in range(44)] + [Word("w9", "PERIOD")])
+    write_datadir(tmp_path / "dev", load_utterances(dev) + [long])
+    exp = tmp_path / "exp"
+    args = ("max_epochs=3", "lr=0.5")
+    with caplog.at_level(logging.INFO, logger="punct"):
+        prog = train(tiny_cfg("valid_decode=whole", *args), tr, tmp_path / "dev", exp)
+    assert "decoded whole: 4 utterances, 165 words, 20-word windows" in caplog.text
+    hyp = decode(exp / "best.pt", tmp_path / "dev")
+    ref = load_utterances(tmp_path / "dev")
+    f1 = float(score_labels([x for u in ref for x in u.labels], [x for u in hyp for x in u.labels]).overall.f1)
+    assert f1 > 30  # the model learnt something: the comparison below is not of two zeros
+    assert ckpt.load(exp / "best.pt")["valid_f1"] == pytest.approx(f1, abs=1e-9)
+    # the same training validated on the slices: the same perplexities, another F1
+    slices = train(tiny_cfg(*args), tr, tmp_path / "dev", tmp_path / "slices")
+    for a, b in zip(prog["history"], slices["history"], strict=True):
+        assert a["valid_ppl"] == pytest.approx(b["valid_ppl"], rel=1e-6)
+    assert [r["valid_f1"] for r in prog["history"]] != [r["valid_f1"] for r in slices["history"]]
+
+
+def test_valid_decode_is_checked():
+    with pytest.raises((ValueError, PunctError), match="valid_decode must be slices or whole, got 'all'"):
+        tiny_cfg("valid_decode=all").check()
