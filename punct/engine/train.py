@@ -45,6 +45,7 @@ across ranks; rank 0 alone writes files. Each rank gets threads / N threads.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import math
 import os
@@ -553,7 +554,9 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
             raise PunctError(f"model {cfg.model} is estimated by counting, in no epochs: average_best does not apply")
         if world > 1:
             raise PunctError(f"model {cfg.model} is estimated by counting, not by SGD: run it in one process")
-        return _fit(model, cfg, inputs, train_dir, validator(cfg, model, valid_sl, inputs, whole), exp_dir, prog,
+        # validated in fp32, as counting models always were (precision is a setting of SGD training)
+        fit_cfg = dataclasses.replace(cfg, precision="fp32")
+        return _fit(model, cfg, inputs, train_dir, validator(fit_cfg, model, valid_sl, inputs, whole), exp_dir, prog,
                     resolved, model_args, payload_extra)
 
     opt = make_optimizer(cfg, model.parameters())
