@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import math
 import os
@@ -192,14 +193,15 @@ def collect(exp_root: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def corpus_sets(corpus: str, recipes: Path | None = None) -> tuple[str | None, list[str]]:
+@functools.lru_cache(maxsize=None)  # read once per corpus, not once per row
+def corpus_sets(corpus: str, recipes: Path | None = None) -> tuple[str | None, tuple[str, ...]]:
     """The validation set and the test sets that ``recipes/<corpus>/corpus.sh`` assigns
-    (``valid_set="..."``, ``test_sets="..."``); None and [] for what it does not assign."""
+    (``valid_set="..."``, ``test_sets="..."``); None and () for what it does not assign."""
     path = (recipes or ROOT / "recipes") / corpus / "corpus.sh"
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     valid = re.search(r'^valid_set="?([^"\s]+)"?\s*$', text, re.M)
     tests = re.search(r'^test_sets="?([^"]*?)"?\s*$', text, re.M)
-    return (valid.group(1) if valid else None), (tests.group(1).split() if tests else [])
+    return (valid.group(1) if valid else None), (tuple(tests.group(1).split()) if tests else ())
 
 
 def _row_cmd(row: dict) -> str:

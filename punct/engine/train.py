@@ -219,15 +219,21 @@ def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=Non
         hyp.extend(LABELS[i] for i in logits[keep].argmax(-1).tolist())
     model.train()
     if world > 1:
-        import torch.distributed as dist
-
-        parts: list[Any] = [None] * world
-        dist.all_gather_object(parts, (nll, n, ref, hyp))
+        parts = _gather(world, (nll, n, ref, hyp))
         nll, n = sum(p[0] for p in parts), sum(p[1] for p in parts)
         ref = [x for p in parts for x in p[2]]
         hyp = [x for p in parts for x in p[3]]
     ppl = math.exp(nll / n) if n else float("nan")
     return ppl, mark_f1(ref, hyp)
+
+
+def _gather(world: int, obj: Any) -> list[Any]:
+    """Every rank's ``obj``, in rank order (validation counts and labels)."""
+    import torch.distributed as dist
+
+    parts: list[Any] = [None] * world
+    dist.all_gather_object(parts, obj)
+    return parts
 
 
 class WholeValidation:
@@ -259,10 +265,7 @@ class WholeValidation:
         ref = [LABELS[i] for i in map_targets(model, torch.tensor(ref_ids, dtype=torch.long)).tolist()]
         hyp = [LABELS[i] for p in preds for i in p]
         if world > 1:
-            import torch.distributed as dist
-
-            parts: list[Any] = [None] * world
-            dist.all_gather_object(parts, (ref, hyp))
+            parts = _gather(world, (ref, hyp))
             ref = [x for p in parts for x in p[0]]
             hyp = [x for p in parts for x in p[1]]
         return mark_f1(ref, hyp)
