@@ -141,11 +141,9 @@ experiments+=(
   "drnn_lwma_pre_2m_h128_xinit|conf/drnn_lwma_pre.yaml|train_2m|model_args.hidden_size=128 model_args.embedding_init=xavier"
   # DRNN-LWMA-pre with less dropout (0.1): 0.3 validated 1.0 below 0.2 after 8 epochs (62.1
   # against 63.1: drnn_lwma_pre_2m_lin_drop3), and 0.5 underfitted DRNN-LWMA; otherwise
-  # drnn_lwma_pre_2m_lin. Restarted 2026-11-27 01:43 (the first start was lost with exp/); 16-22
-  # minutes an epoch (1,840-2,550 words/s). Validation F1 56.2, 59.5, 62.2, 62.6, 62.7, 63.1, 62.7,
-  # 62.9 after epochs 1-8 (seed 1 at 0.2: 55.0, 58.4, 60.2, 61.1, 62.7, 62.9, 62.7, 63.1): ahead
-  # early, level from epoch 5, while the perplexity rose from epoch 3 (1.2229 to 1.2450; 0.2:
-  # lowest 1.2190). Epoch 9 was running when the session ended; checkpoint.pt resumes it
+  # drnn_lwma_pre_2m_lin. Run 2026-11-27 over two sessions: validation F1 63.1 at best (epoch 6;
+  # ended by patience after epoch 9), test2011 65.0 and dev2012 decoded whole 63.3, below
+  # dropout 0.2's 65.9 and 65.6 (two seeds) and 63.67: 0.2 stays the config's
   "drnn_lwma_pre_2m_lin_drop1|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3 model_args.dropout=0.1"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
