@@ -99,7 +99,8 @@ class TrainConfig:
     #: of the validation set's training-style slices, as punctuator2 validates: a sentence longer
     #: than a slice is left out under long_sentences skip) or whole (the validation utterances
     #: decoded whole in decode_window windows, as the test sets are: every word counts, and runs
-    #: with different slice lengths compare). The perplexity is the slices' either way
+    #: with different slice lengths compare). The perplexity is the slices' either way; with
+    #: whole, the log gives the slices' F1 beside it each epoch
     valid_decode: str = "slices"
     #: initialise the word embedding (a words model's ``embedding``) from these vectors
     #: (punct.models.pretrained: glove-6b-50d, spacy-en-md-300d); "" = random

@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -491,6 +492,10 @@ def test_valid_decode_whole_scores_the_validation_set_as_decoding_it_does(tiny_d
     for a, b in zip(prog["history"], slices["history"], strict=True):
         assert a["valid_ppl"] == pytest.approx(b["valid_ppl"], rel=1e-6)
     assert [r["valid_f1"] for r in prog["history"]] != [r["valid_f1"] for r in slices["history"]]
+    # each epoch logs both F1s: the one kept, and the one the slices would have given
+    both = re.findall(r"validation F1 ([\d.]+) decoded whole, ([\d.]+) on the slices", caplog.text)
+    assert [float(w) for w, _ in both] == [pytest.approx(r["valid_f1"], abs=0.005) for r in prog["history"]]
+    assert [float(s) for _, s in both] == [pytest.approx(r["valid_f1"], abs=0.005) for r in slices["history"]]
 
 
 def test_valid_decode_is_checked():
