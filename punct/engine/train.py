@@ -279,8 +279,8 @@ def validator(cfg: TrainConfig, model: torch.nn.Module, valid_sl: Slices, inputs
         ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world, cfg.precision)
         if whole is not None:
             sliced, f1 = f1, whole.f1(model, rank, world)
-            if rank == 0:  # the slices' F1 is not kept; logged so that the two can be compared
-                log.info("validation F1 %.2f decoded whole, %.2f on the slices", f1, sliced)
+            # the slices' F1 is not kept; logged so that the two can be compared
+            log.info("validation F1 %.2f decoded whole, %.2f on the slices", f1, sliced)
         return ppl, f1
     return validate
 
