@@ -11,6 +11,9 @@ class PunctError(Exception):
     line), which is what entry points print on a single line.
     """
 
+    #: the exit status of an entry point that stops on this error
+    exit_code = 1
+
     def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
         self.message = message
         self.path = None if path is None else str(path)

@@ -61,7 +61,7 @@ def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, pro
         rc = func(args)
     except PunctError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 1
+        return e.exit_code
     except FileNotFoundError as e:
         print(f"error: {e.filename}: file not found", file=sys.stderr)
         return 1

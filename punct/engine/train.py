@@ -13,7 +13,11 @@ A run is ended early by a file ``exp_dir/stop`` (``punct.bin.train --stop``, or
 ``echo why > exp_dir/stop``): training ends at the next epoch boundary, after that
 epoch's validation and checkpoint, as it does on patience or ``max_epochs``;
 ``train_done.json`` says ``"stopped": "by hand"`` with the file's first line as
-``why``. The file stays: a rerun stops at once until it is removed.
+``why``. The file stays: a rerun stops at once until it is removed. A stop signal
+(SIGTERM from a batch scheduler, Ctrl-C's SIGINT) ends training sooner: after
+the batch it arrives in, with that batch saved in ``checkpoint.pt``, as an
+error (exit status 128 + the signal's number) that a rerun resumes from
+(punct.engine.signals).
 
 Every model goes through here. What differs between models is declared by
 the model class: ``input_kind`` picks the featurizer (punct.engine.inputs)
@@ -63,6 +67,8 @@ from punct.engine import checkpoint as ckpt
 from punct.engine.averaging import average_snapshots, best_snapshots, keep_snapshot, prune_snapshots, seed_snapshots
 from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
+from punct.engine import signals
+from punct.engine.signals import Interrupted, signal_name
 from punct.engine.inputs import WordInputs, build_inputs, input_kind, inputs_from_checkpoint
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
@@ -623,111 +629,122 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         # a run that ended (by hand, or at an earlier max_epochs) trains on: its old end no longer
         # holds, and RESULTS.md must show it as still training until it ends again
         (exp_dir / "train_done.json").unlink(missing_ok=True)
-    while epochs_left():
-        if prog["batch"] == 0:  # an epoch boundary: a half-done epoch is finished first
-            stop_reason = stop_requested(exp_dir, rank, world)
-            if stop_reason is not None:
-                log.info("stop requested by %s (%s); remove the file to train on", exp_dir / STOP_FILE, stop_reason)
-                break
-        epoch = prog["epoch"]
-        if cfg.lr_schedule in ("halving", "plateau"):
-            for group in opt.param_groups:
-                group["lr"] = cfg.lr * prog.get("lr_scale", 1.0)
-        batches = epoch_order(len(train_sl), cfg.batch_size, cfg.seed, epoch)
-        if n_epoch < len(train_sl):  # a random subset: the first n_epoch slices of this epoch's permutation
-            batches = epoch_order(n_epoch, cfg.batch_size, cfg.seed, epoch, shuffle=False)
-            perm = np.random.default_rng([cfg.seed, epoch]).permutation(len(train_sl))
-            batches = [perm[b] for b in batches]
-        total_steps = cfg.max_epochs * len(batches)
-        bar = _progress(len(batches), prog["batch"], f"epoch {epoch + 1}") if main else None
-        t_epoch = time.monotonic()
-        seconds_before = prog["seconds"]
-        last_log = t_epoch
-        first_batch = prog["batch"]
-        for b in range(prog["batch"], len(batches)):
-            idx = batches[b]
-            prepare = word_dropout_of(cfg, epoch, b, len(idx), train_sl.ids.shape[1], rank, world)
-            if world > 1:
-                n = int((train_sl.labels[idx] >= 0).sum())
-                n_words = int(train_sl.lengths[idx].sum())
-                loss_val = _dist_step(model, params, inputs, train_sl, np.array_split(idx, world)[rank],
-                                      n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare)
-            else:
-                kw, mask, y = batch_inputs(inputs, train_sl, idx)
-                if prepare is not None:
-                    kw = prepare(kw)
-                y = map_targets(model, y)
-                n = int((y != -100).sum())
-                n_words = int(mask.sum())
+    # a stop signal ends training after the batch it arrives in, with a checkpoint (punct.engine.signals)
+    with signals.deferred(announce=main) as got:
+        while epochs_left():
+            if prog["batch"] == 0:  # an epoch boundary: a half-done epoch is finished first
+                stop_reason = stop_requested(exp_dir, rank, world)
+                if stop_reason is not None:
+                    log.info("stop requested by %s (%s); remove the file to train on", exp_dir / STOP_FILE, stop_reason)
+                    break
+            epoch = prog["epoch"]
+            if cfg.lr_schedule in ("halving", "plateau"):
+                for group in opt.param_groups:
+                    group["lr"] = cfg.lr * prog.get("lr_scale", 1.0)
+            batches = epoch_order(len(train_sl), cfg.batch_size, cfg.seed, epoch)
+            if n_epoch < len(train_sl):  # a random subset: the first n_epoch slices of this epoch's permutation
+                batches = epoch_order(n_epoch, cfg.batch_size, cfg.seed, epoch, shuffle=False)
+                perm = np.random.default_rng([cfg.seed, epoch]).permutation(len(train_sl))
+                batches = [perm[b] for b in batches]
+            total_steps = cfg.max_epochs * len(batches)
+            bar = _progress(len(batches), prog["batch"], f"epoch {epoch + 1}") if main else None
+            t_epoch = time.monotonic()
+            seconds_before = prog["seconds"]
+            last_log = t_epoch
+            first_batch = prog["batch"]
+            for b in range(prog["batch"], len(batches)):
+                idx = batches[b]
+                prepare = word_dropout_of(cfg, epoch, b, len(idx), train_sl.ids.shape[1], rank, world)
+                if world > 1:
+                    n = int((train_sl.labels[idx] >= 0).sum())
+                    n_words = int(train_sl.lengths[idx].sum())
+                    loss_val = _dist_step(model, params, inputs, train_sl, np.array_split(idx, world)[rank],
+                                          n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare)
+                else:
+                    kw, mask, y = batch_inputs(inputs, train_sl, idx)
+                    if prepare is not None:
+                        kw = prepare(kw)
+                    y = map_targets(model, y)
+                    n = int((y != -100).sum())
+                    n_words = int(mask.sum())
+                    if n:
+                        loss_sum = loss_sum_of(model, kw, y, cfg.precision)
+                        opt.zero_grad(set_to_none=True)
+                        (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
+                        loss_val = loss_sum.item()
                 if n:
-                    loss_sum = loss_sum_of(model, kw, y, cfg.precision)
-                    opt.zero_grad(set_to_none=True)
-                    (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
-                    loss_val = loss_sum.item()
-            if n:
-                if cfg.clip_norm > 0:
-                    torch.nn.utils.clip_grad_norm_(params, cfg.clip_norm)
-                if cfg.lr_schedule == "linear":
-                    for group in opt.param_groups:
-                        group["lr"] = lr_at(cfg, epoch * len(batches) + b, total_steps)
-                opt.step()
-                prog["loss_sum"] += loss_val
-                prog["loss_words"] += n
-            prog["words"] += n_words
-            prog["batch"] = b + 1
-            now = time.monotonic()
-            prog["seconds"] = seconds_before + (now - t_epoch)
+                    if cfg.clip_norm > 0:
+                        torch.nn.utils.clip_grad_norm_(params, cfg.clip_norm)
+                    if cfg.lr_schedule == "linear":
+                        for group in opt.param_groups:
+                            group["lr"] = lr_at(cfg, epoch * len(batches) + b, total_steps)
+                    opt.step()
+                    prog["loss_sum"] += loss_val
+                    prog["loss_words"] += n
+                prog["words"] += n_words
+                prog["batch"] = b + 1
+                now = time.monotonic()
+                prog["seconds"] = seconds_before + (now - t_epoch)
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(loss=f"{prog['loss_sum'] / max(1, prog['loss_words']):.4f}",
+                                    wps=f"{prog['words'] / max(1e-9, prog['seconds']):.0f}")
+                if on_step is not None:
+                    on_step(epoch, b + 1)
+                if now - last_log >= PROGRESS_LOG_SECONDS and bar is None and main:
+                    last_log = now
+                    left = (now - t_epoch) / (b + 1 - first_batch) * (len(batches) - b - 1)
+                    log.info("epoch %d batch %d/%d: train loss %.4f, %.0f words/s, the epoch's batches end in %.0f min",
+                             epoch + 1, b + 1, len(batches), prog["loss_sum"] / max(1, prog["loss_words"]),
+                             prog["words"] / max(1e-9, prog["seconds"]), left / 60)
+                signum = got.agreed(world)
+                if signum:  # a stop signal: this batch is kept (the module docstring of punct.engine.signals)
+                    save_checkpoint()
+                    name = signal_name(signum)
+                    log.info("%s: stopped at epoch %d, batch %d of %d; checkpoint saved", name, epoch + 1, b + 1,
+                             len(batches))
+                    raise Interrupted(f"training stopped by {name} at epoch {epoch + 1}, batch {b + 1} of "
+                                      f"{len(batches)}; rerun the same command to resume from this checkpoint",
+                                      ck_path, signum)
+                if now - last_save >= interval and b + 1 < len(batches):
+                    save_checkpoint()
+                    last_save = time.monotonic()
             if bar is not None:
-                bar.update(1)
-                bar.set_postfix(loss=f"{prog['loss_sum'] / max(1, prog['loss_words']):.4f}",
-                                wps=f"{prog['words'] / max(1e-9, prog['seconds']):.0f}")
-            if on_step is not None:
-                on_step(epoch, b + 1)
-            if now - last_log >= PROGRESS_LOG_SECONDS and bar is None and main:
-                last_log = now
-                left = (now - t_epoch) / (b + 1 - first_batch) * (len(batches) - b - 1)
-                log.info("epoch %d batch %d/%d: train loss %.4f, %.0f words/s, the epoch's batches end in %.0f min",
-                         epoch + 1, b + 1, len(batches), prog["loss_sum"] / max(1, prog["loss_words"]),
-                         prog["words"] / max(1e-9, prog["seconds"]), left / 60)
-            if now - last_save >= interval and b + 1 < len(batches):
-                save_checkpoint()
-                last_save = time.monotonic()
-        if bar is not None:
-            bar.close()
+                bar.close()
 
-        ppl, f1 = validate()
-        row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
-               "valid_f1": f1, "seconds": round(prog["seconds"], 1),
-               "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
-        if cfg.select_by == "f1":
-            improved = f1 > prog.get("best_f1", -math.inf)
-        else:
-            improved = ppl < prog["best_ppl"]
-        if cfg.average_best:  # this epoch's weights, before a schedule goes back to the best ones
-            keep_snapshot(cfg, prog, exp_dir, dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1),
-                           main)
-        if cfg.lr_schedule == "halving":
-            _halving_step(cfg, prog, ppl, improved, model, exp_dir / "best.pt")
-        elif cfg.lr_schedule == "plateau" and not improved:
-            _plateau_step(cfg, prog, model, exp_dir / "best.pt", world)
-        mark = " (best)" if improved else ""  # beside the score that selects
-        ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
-        log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
-                 row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
-        prog["history"] = prog["history"] + [row]
-        if improved:
-            prog["best_ppl"], prog["best_f1"], prog["best_epoch"], prog["bad_epochs"] = ppl, f1, epoch + 1, 0
+            ppl, f1 = validate()
+            row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
+                   "valid_f1": f1, "seconds": round(prog["seconds"], 1),
+                   "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
+            if cfg.select_by == "f1":
+                improved = f1 > prog.get("best_f1", -math.inf)
+            else:
+                improved = ppl < prog["best_ppl"]
+            if cfg.average_best:  # this epoch's weights, before a schedule goes back to the best ones
+                keep_snapshot(cfg, prog, exp_dir, dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1),
+                               main)
+            if cfg.lr_schedule == "halving":
+                _halving_step(cfg, prog, ppl, improved, model, exp_dir / "best.pt")
+            elif cfg.lr_schedule == "plateau" and not improved:
+                _plateau_step(cfg, prog, model, exp_dir / "best.pt", world)
+            mark = " (best)" if improved else ""  # beside the score that selects
+            ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
+            log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
+                     row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
+            prog["history"] = prog["history"] + [row]
+            if improved:
+                prog["best_ppl"], prog["best_f1"], prog["best_epoch"], prog["bad_epochs"] = ppl, f1, epoch + 1, 0
+                if main:
+                    ckpt.save(exp_dir / "best.pt", dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1))
+            else:
+                prog["bad_epochs"] += 1
+            prog.update(epoch=epoch + 1, batch=0, loss_sum=0.0, loss_words=0, words=0, seconds=0.0)
+            save_checkpoint()
+            last_save = time.monotonic()
             if main:
-                ckpt.save(exp_dir / "best.pt", dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1))
-        else:
-            prog["bad_epochs"] += 1
-        prog.update(epoch=epoch + 1, batch=0, loss_sum=0.0, loss_words=0, words=0, seconds=0.0)
-        save_checkpoint()
-        last_save = time.monotonic()
-        if main:
-            _write_log(exp_dir, prog["history"])
-            if cfg.average_best:  # only now that the checkpoint no longer lists them
-                prune_snapshots(exp_dir, prog["snapshots"])
+                _write_log(exp_dir, prog["history"])
+                if cfg.average_best:  # only now that the checkpoint no longer lists them
+                    prune_snapshots(exp_dir, prog["snapshots"])
 
     if stop_reason is not None and prog["best_epoch"] == 0:
         raise PunctError("a stop was requested before the first epoch ended, so there is no model to keep "

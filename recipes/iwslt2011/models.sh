@@ -70,6 +70,9 @@ experiments+=(
   # LMC-1 in one run with a linearly decaying rate: at a constant 0.001 it gained 0.4 F1 an
   # epoch by epoch 4, and one epoch at 0.0003 after it gained 1.1 (lmc1_2m_ft)
   "lmc1_2m_lin|conf/lmc1.yaml|train_2m|lr_schedule=linear max_epochs=6 average_best=3"
+  # LMC-2 trained past the single epoch of lmc2_2m (validation F1 27.2), on the linear decay
+  # of lmc1_2m_lin over 5 epochs (about 30 minutes each on one thread)
+  "lmc2_2m_lin|conf/lmc2.yaml|train_2m|lr_schedule=linear max_epochs=5 average_best=3"
   # DRNN-LWMA(-pre) in one session: Adam's rate decaying linearly from 0.001 to 0 over 10 epochs
   # instead of the plateau decay, which needed 13 epochs and two sessions (drnn_lwma_pre_2m_ft).
   # Two data-parallel processes ran an epoch in about 14 minutes (2,600 words/s) on the EPYC machine of 2026-11-25:

@@ -89,3 +89,47 @@ def test_two_ranks_validate_whole_utterances_together(tiny_data, tmp_path):
     hyp, ref = decode(exp / "best.pt", dev), load_utterances(dev)
     f1 = float(score_labels([x for u in ref for x in u.labels], [x for u in hyp for x in u.labels]).overall.f1)
     assert ckpt.load(exp / "best.pt")["valid_f1"] == f1 > 0
+
+
+def test_sigterm_to_a_two_rank_run_stops_both_ranks_after_the_same_batch(tiny_data, tmp_path):
+    """kill -- -PGID (what a scheduler or Ctrl-C does to the torchrun job): every rank and
+    torchrun get SIGTERM, torchrun forwards it once more; both ranks stop after one batch
+    with the checkpoint saved (a rank that went on would wait forever for the other's
+    gradients), and a rerun finishes the job."""
+    import signal
+
+    tr, dev = tiny_data
+    exp = tmp_path / "two"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+
+    def two_ranks(max_epochs):
+        args = [a for a in ARGS if not a.startswith("max_epochs=")] + [f"max_epochs={max_epochs}"]
+        return subprocess.Popen([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
+                                 "2", "-m", "punct.bin.train", "--config", str(ROOT / "conf" / "tbrnn.yaml"),
+                                 "--train", str(tr), "--valid", str(dev), "--exp", str(exp), *args],
+                                cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    p = two_ranks(1000)
+    err = []
+    try:
+        for line in p.stderr:
+            err.append(line)
+            if "epoch 2: train loss" in line:  # inside the batch loop, where the signal is deferred
+                os.killpg(p.pid, signal.SIGTERM)
+                break
+        err += p.stderr.readlines()
+        rc = p.wait(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    err = "".join(err)
+    assert rc != 0, err[-3000:]
+    assert "training stopped by SIGTERM at epoch" in err, err[-3000:]
+    assert sum(": stopped at epoch" in line for line in err.splitlines()) == 1, err[-3000:]  # rank 0 tells it
+    prog = ckpt.load(exp / "checkpoint.pt")["progress"]
+    assert prog["epoch"] >= 2 and not (exp / "train_done.json").exists()
+    p = two_ranks(prog["epoch"] + 1)
+    err = p.stderr.read()
+    assert p.wait(timeout=300) == 0, err[-3000:]
+    assert f"resuming from {exp / 'checkpoint.pt'}: epoch {prog['epoch'] + 1}, batch {prog['batch']}" in err
+    assert ckpt.load(exp / "checkpoint.pt")["progress"]["epoch"] == prog["epoch"] + 1

@@ -1,12 +1,17 @@
+import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
 import torch
 
+from punct.bin.common import run
 from punct.config import load_config
 from punct.engine import checkpoint as ckpt
+from punct.engine import signals
 from punct.engine.config import TrainConfig
+from punct.engine.signals import Interrupted
 from punct.engine.train import train
 from punct.errors import PunctError
 
@@ -501,3 +506,84 @@ def test_valid_decode_whole_scores_the_validation_set_as_decoding_it_does(tiny_d
 def test_valid_decode_is_checked():
     with pytest.raises((ValueError, PunctError), match="valid_decode must be slices or whole, got 'all'"):
         tiny_cfg("valid_decode=all").check()
+
+
+# A stop signal during training: the batch it arrives in is kept in the checkpoint, training
+# ends with a one-line error and the shell's exit status, and a rerun resumes to the same
+# weights as a run never stopped (punct.engine.signals).
+
+
+def test_sigterm_saves_the_batch_and_a_rerun_resumes_to_the_same_weights(tiny_data, tmp_path):
+    tr, dev = tiny_data
+    train(tiny_cfg(), tr, dev, tmp_path / "a")
+    before = signal.getsignal(signal.SIGTERM)
+
+    def term(epoch, batch):
+        if (epoch, batch) == (1, 3):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    with pytest.raises(Interrupted) as e:
+        train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=term)
+    assert e.value.exit_code == 128 + signal.SIGTERM
+    assert str(e.value).startswith(f"{tmp_path / 'b' / 'checkpoint.pt'}: training stopped by SIGTERM at epoch 2, "
+                                   "batch 3 of ")
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is gone with the loop
+    assert ckpt.load(tmp_path / "b" / "checkpoint.pt")["progress"]["batch"] == 3  # the signalled batch is kept
+    steps = []
+    train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=lambda e, b: steps.append((e, b)))
+    assert steps[0] == (1, 4)
+    a = ckpt.load(tmp_path / "a" / "checkpoint.pt")
+    b = ckpt.load(tmp_path / "b" / "checkpoint.pt")
+    for k in a["state_dict"]:
+        assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
+
+
+def test_sigint_on_the_last_batch_of_an_epoch_resumes_at_its_validation(tiny_data, tmp_path):
+    tr, dev = tiny_data
+    steps = []
+    train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "a", on_step=lambda e, b: steps.append(b))
+    last = steps[-1]
+
+    def interrupt(epoch, batch):
+        if (epoch, batch) == (0, last):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(Interrupted, match=f"by SIGINT at epoch 1, batch {last} of {last};"):
+        train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=interrupt)
+    prog = ckpt.load(tmp_path / "b" / "checkpoint.pt")["progress"]
+    assert (prog["epoch"], prog["batch"], prog["history"]) == (0, last, [])
+    steps = []
+    prog = train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=lambda e, b: steps.append((e, b)))
+    assert steps[0] == (1, 1) and prog["epoch"] == 2 and len(prog["history"]) == 2  # epoch 1 validated first
+
+
+def test_a_repeat_within_the_window_is_ignored_and_a_later_one_acts(monkeypatch):
+    with signals.deferred(announce=False) as got:
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)  # torchrun forwarding what the ranks got already
+    assert got.signum == signal.SIGINT
+    monkeypatch.setattr(signals, "REPEAT_SECONDS", 0.0)
+    with pytest.raises(KeyboardInterrupt):
+        with signals.deferred(announce=False) as got:
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C again: stop now
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_an_ignored_signal_stays_ignored():
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with signals.deferred(announce=False) as got:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGINT)
+        assert got.signum == 0
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def test_the_entry_point_exits_with_the_signals_status(capsys):
+    def stopped(args):
+        raise Interrupted("training stopped by SIGTERM", Path("exp/x/checkpoint.pt"), signal.SIGTERM)
+
+    assert run(stopped, None, prog="t") == 143
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: exp/x/checkpoint.pt: training stopped by SIGTERM"
