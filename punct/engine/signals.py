@@ -84,8 +84,8 @@ def deferred(announce: bool = True) -> Iterator[StopSignal]:
         if not got.signum:
             got.signum, got.at = signum, now
             if announce:  # os.write: a buffered stream may be mid-write in the interrupted code
-                os.write(2, (f"{signal_name(signum)}: training stops after this batch, once its checkpoint "
-                             f"is saved (the same signal again after {REPEAT_SECONDS:g} s stops it at once)\n").encode())
+                os.write(2, (f"{signal_name(signum)}: training stops after this batch, once its checkpoint is "
+                             f"saved (the same signal again after {REPEAT_SECONDS:g} s stops it at once)\n").encode())
             return
         if signum == got.signum and now - got.at < REPEAT_SECONDS:
             return

@@ -68,7 +68,6 @@ from punct.engine.averaging import average_snapshots, best_snapshots, keep_snaps
 from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
 from punct.engine import signals
-from punct.engine.signals import Interrupted, signal_name
 from punct.engine.inputs import WordInputs, build_inputs, input_kind, inputs_from_checkpoint
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
@@ -700,10 +699,10 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                 signum = got.agreed(world)
                 if signum:  # a stop signal: this batch is kept (the module docstring of punct.engine.signals)
                     save_checkpoint()
-                    name = signal_name(signum)
+                    name = signals.signal_name(signum)
                     log.info("%s: stopped at epoch %d, batch %d of %d; checkpoint saved", name, epoch + 1, b + 1,
                              len(batches))
-                    raise Interrupted(f"training stopped by {name} at epoch {epoch + 1}, batch {b + 1} of "
+                    raise signals.Interrupted(f"training stopped by {name} at epoch {epoch + 1}, batch {b + 1} of "
                                       f"{len(batches)}; rerun the same command to resume from this checkpoint",
                                       ck_path, signum)
                 if now - last_save >= interval and b + 1 < len(batches):
