@@ -745,6 +745,10 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                 if cfg.average_best:  # only now that the checkpoint no longer lists them
                     prune_snapshots(exp_dir, prog["snapshots"])
 
+    signum = got.agreed(world)
+    if signum:  # it came after the last batch, while validating: the epoch's checkpoint is saved
+        raise signals.Interrupted(f"training stopped by {signals.signal_name(signum)} after epoch {prog['epoch']}; "
+                                  "rerun the same command to finish from this checkpoint", ck_path, signum)
     if stop_reason is not None and prog["best_epoch"] == 0:
         raise PunctError("a stop was requested before the first epoch ended, so there is no model to keep "
                          "(remove the file to train)", exp_dir / STOP_FILE)

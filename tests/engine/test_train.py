@@ -587,3 +587,22 @@ def test_the_entry_point_exits_with_the_signals_status(capsys):
 
     assert run(stopped, None, prog="t") == 143
     assert capsys.readouterr().err.strip().splitlines()[-1] == "error: exp/x/checkpoint.pt: training stopped by SIGTERM"
+
+
+def test_a_signal_while_validating_the_last_epoch_stops_before_the_ending(tiny_data, tmp_path, monkeypatch):
+    import punct.engine.train as engine_train
+
+    tr, dev = tiny_data
+    evaluate = engine_train.evaluate
+
+    def signalled_evaluate(*args, **kw):
+        os.kill(os.getpid(), signal.SIGTERM)  # after the last batch: no batch is left to stop after
+        return evaluate(*args, **kw)
+
+    monkeypatch.setattr(engine_train, "evaluate", signalled_evaluate)
+    with pytest.raises(Interrupted, match="by SIGTERM after epoch 1; rerun the same command to finish"):
+        train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "b")
+    assert not (tmp_path / "b" / "train_done.json").exists() and (tmp_path / "b" / "best.pt").exists()
+    monkeypatch.setattr(engine_train, "evaluate", evaluate)
+    assert train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "b")["epoch"] == 1
+    assert (tmp_path / "b" / "train_done.json").exists()
