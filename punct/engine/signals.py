@@ -1,8 +1,9 @@
 """A stop signal (SIGTERM, SIGINT) during training is deferred to the end of the
 batch being trained, where the checkpoint is saved and training ends with an
-:class:`Interrupted` error; rerunning the same command resumes from it. One that comes while the last
-epoch is validated ends training after that epoch's checkpoint, before the
-ending (checkpoint averaging, ``train_done.json``), which the rerun does.
+:class:`Interrupted` error; rerunning the same command resumes from it. One
+that comes while the last epoch is validated ends training after that epoch's
+checkpoint, before the ending (checkpoint averaging, ``train_done.json``),
+which the rerun does.
 
 A batch scheduler sends SIGTERM some time before it kills a job (SLURM's
 ``KillWait``, 30 s by default), and Ctrl-C sends SIGINT: without this, everything
