@@ -146,7 +146,11 @@ class VectorInputs:
 
     @classmethod
     def build(cls, texts, cfg, model_args: dict[str, Any]) -> "VectorInputs":
-        return cls(model_args["vectors"], model_args.get("oov_vector", "mean"))
+        from punct.models.pretrained import report_shared_rows
+
+        inputs = cls(model_args["vectors"], model_args.get("oov_vector", "mean"))
+        report_shared_rows(inputs.vectors, Counter(w for t in texts for w in t))
+        return inputs
 
     @classmethod
     def from_state(cls, state: dict[str, Any], ck: dict[str, Any]) -> "VectorInputs":

@@ -30,6 +30,7 @@ import hashlib
 import logging
 import re
 import struct
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -59,6 +60,34 @@ class WordVectors:
     def lookup(self, words: Sequence[str]) -> np.ndarray:
         """Row of every word (-1 when it has none)."""
         return np.fromiter((self.row(w) for w in words), dtype=np.int64, count=len(words))
+
+
+def shared_rows(vectors: WordVectors, frequent: Sequence[str]) -> list[list[str]]:
+    """The groups of ``frequent`` words (most frequent first) that one vector row serves,
+    largest group first: words the vectors cannot tell apart. Sets keyed by hashes map
+    many keys to one row (spaCy's md vectors: 20,000 rows for 684,830 keys)."""
+    groups: dict[int, list[str]] = {}
+    for w in frequent:
+        r = vectors.row(w)
+        if r >= 0:
+            groups.setdefault(r, []).append(w)
+    return sorted((g for g in groups.values() if len(g) > 1), key=len, reverse=True)
+
+
+def report_shared_rows(vectors: WordVectors, counts: Counter, top: int = 100, among: int = 1000) -> int:
+    """Log how many of the ``top`` most frequent training words share their vector row with
+    another of the ``among`` most frequent (a warning from one in ten on); returns that number."""
+    frequent = [w for w, _ in counts.most_common(among)]
+    groups = shared_rows(vectors, frequent)
+    head = set(frequent[:top])
+    n = sum(1 for g in groups for w in g if w in head)
+    if n:
+        say = log.warning if n * 10 >= min(top, len(head)) else log.info
+        examples = "; ".join(" = ".join(g[:4]) for g in groups[:3])
+        say("%s vectors: %d of the %d most frequent training words share their vector with another of the %d "
+            "most frequent, so the model cannot tell them apart (%s)", vectors.name, n, min(top, len(head)),
+            among, examples)
+    return n
 
 
 def _package_dir(module: str, install: str) -> Path:

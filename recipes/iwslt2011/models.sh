@@ -72,8 +72,13 @@ experiments+=(
   # epoch by epoch 4, and one epoch at 0.0003 after it gained 1.1 (lmc1_2m_ft)
   "lmc1_2m_lin|conf/lmc1.yaml|train_2m|lr_schedule=linear max_epochs=6 average_best=3"
   # LMC-2 trained past the single epoch of lmc2_2m (validation F1 27.2), on the linear decay
-  # of lmc1_2m_lin over 5 epochs (about 30 minutes each on one thread)
+  # of lmc1_2m_lin over 5 epochs. Run 2026-11-27 (bf16 from epoch 2 on, 15 minutes an epoch):
+  # validation F1 26.5, 26.6 after epochs 1-2, stopped by hand after epoch 3: the spaCy vectors
+  # give most frequent words a row shared with others (but = that = they, the = in, a = so = be)
   "lmc2_2m_lin|conf/lmc2.yaml|train_2m|lr_schedule=linear max_epochs=5 average_best=3"
+  # LMC-2's window (8 words, the slot after the 4th) on LMC-1's GloVe 6B 50-d vectors: the
+  # window's worth apart from the spaCy vectors'
+  "lmc2_2m_glove|conf/lmc2.yaml|train_2m|model_args.vectors=glove-6b-50d lr_schedule=linear max_epochs=5 average_best=3"
   # DRNN-LWMA(-pre) in one session: Adam's rate decaying linearly from 0.001 to 0 over 10 epochs
   # instead of the plateau decay, which needed 13 epochs and two sessions (drnn_lwma_pre_2m_ft).
   # Two data-parallel processes ran an epoch in about 14 minutes (2,600 words/s) on the EPYC machine of 2026-11-25:

@@ -104,3 +104,22 @@ def test_vocabulary_train_plus_pretrained_adds_the_vector_sets_words(monkeypatch
     emb = model.embedding.weight.detach()
     assert vocab.words[-1] == "quokka" and torch.equal(emb[vocab.index["quokka"]], torch.from_numpy(matrix[2]))
     assert len(vocab) == len(set(vocab.words))
+
+
+def test_words_that_share_a_vector_row_are_reported(caplog):
+    from collections import Counter
+
+    from punct.models.pretrained import WordVectors, report_shared_rows, shared_rows
+
+    rows = {"but": 0, "that": 0, "they": 0, "the": 1, "in": 1}
+    words = ["the", "in", "that", "but", "they", "a", "of", "to", "and", "so", "rare", "seldom"]
+    v = WordVectors("toy", np.zeros((20, 2), np.float32), lambda w: rows.get(w, 2 + words.index(w) if w in words else -1))
+    assert shared_rows(v, words) == [["that", "but", "they"], ["the", "in"]]
+    counts = Counter({w: 100 - i for i, w in enumerate(words)})
+    with caplog.at_level("INFO", logger="punct.models.pretrained"):
+        assert report_shared_rows(v, counts, top=10, among=12) == 5
+    assert caplog.records[-1].levelname == "WARNING"
+    assert "5 of the 10 most frequent training words" in caplog.text and "that = but = they; the = in" in caplog.text
+    caplog.clear()
+    rows.clear()  # every word its own row: nothing to say
+    assert report_shared_rows(v, counts, top=10, among=12) == 0 and caplog.text == ""
