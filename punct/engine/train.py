@@ -699,12 +699,14 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                 signum = got.agreed(world)
                 if signum:  # a stop signal: this batch is kept (the module docstring of punct.engine.signals)
                     save_checkpoint()
+                    if bar is not None:
+                        bar.close()
                     name = signals.signal_name(signum)
                     log.info("%s: stopped at epoch %d, batch %d of %d; checkpoint saved", name, epoch + 1, b + 1,
                              len(batches))
                     raise signals.Interrupted(f"training stopped by {name} at epoch {epoch + 1}, batch {b + 1} of "
-                                      f"{len(batches)}; rerun the same command to resume from this checkpoint",
-                                      ck_path, signum)
+                                              f"{len(batches)}; rerun the same command to resume from this "
+                                              "checkpoint", ck_path, signum)
                 if now - last_save >= interval and b + 1 < len(batches):
                     save_checkpoint()
                     last_save = time.monotonic()
