@@ -481,3 +481,21 @@ def test_ledger_keeps_an_ensembles_decision_bias(tmp_path):
     (e / "decode_test" / "decode_stats.json").write_text(json.dumps({"bias": {"COMMA": 0.4}, "words_per_s": 10}))
     (row,) = results.collect(exp)
     assert results.ledger_row(row)["decode"] == {"bias": {"COMMA": 0.4}, "words_per_s": 10}
+
+
+def test_the_dnn_a_target_reads_the_five_word_window_rows_only(tmp_path):
+    """Che et al.'s 53.8 is their 5-word window (LMC-1): an 8-word-window row (LMC-2) that scores
+    higher is not taken for it. A ledger row without model_args gets them from its command."""
+    exp = tmp_path / "exp"
+    for name, window, f1 in (("lmc1", 5, 50.5), ("lmc2", 8, 52.0)):
+        d = _scored(exp, "iwslt2011", name, "test2011", _report(50, 60, 10, f1))
+        (d / "config.yaml").write_text(f"model: lmc\nmodel_args:\n  window: {window}\n")
+        (d / "train_data.json").write_text(json.dumps({"words": 2_100_000}))
+    targets = results.render(results.collect(exp)).split("### Targets on test2011")[1]
+    row = {c[0]: c for c in ([x.strip() for x in line.strip("|").split("|")]
+                             for line in targets.splitlines() if line.startswith("| "))}
+    assert row["DNN-A (Che et al. 2016)"][3] == "`lmc1` 50.5"
+    old = {"train": {"cmd": "python -m punct.bin.train --config conf/lmc2.yaml --exp x model_args.dropout=0.3"}}
+    assert results.row_model_args(old)["window"] == 8 and results.row_model_args(old)["dropout"] == 0.3
+    old = {"train": {"cmd": "python -m punct.bin.train --config conf/lmc2.yaml model_args.window=5"}}
+    assert results.row_model_args(old)["window"] == 5
