@@ -344,22 +344,16 @@ def row_model_args(row: dict[str, Any]) -> dict[str, Any]:
         return known
     import shlex
 
-    import yaml
+    from punct.config import load_yaml, merge, parse_overrides
 
     try:
         args = shlex.split(row["train"].get("cmd") or "")
-    except ValueError:
+        config = ROOT / args[args.index("--config") + 1] if "--config" in args[:-1] else None
+        base = load_yaml(config) if config is not None and config.is_file() else {}
+        data = merge(base, parse_overrides([a for a in args if a.startswith("model_args.") and "=" in a]))
+    except (ValueError, PunctError):
         return {}
-    out: dict[str, Any] = {}
-    if "--config" in args[:-1]:
-        path = ROOT / args[args.index("--config") + 1]
-        if path.is_file():
-            out = dict((yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("model_args") or {})
-    for a in args:
-        if a.startswith("model_args.") and "=" in a:
-            key, value = a[len("model_args."):].split("=", 1)
-            out[key] = yaml.safe_load(value)
-    return out
+    return data.get("model_args") or {}
 
 
 def _overall_f1(row: dict[str, Any]) -> float | None:

@@ -64,10 +64,10 @@ import torch.nn.functional as F
 
 from punct.config import dump_yaml, to_dict
 from punct.engine import checkpoint as ckpt
+from punct.engine import signals
 from punct.engine.averaging import average_snapshots, best_snapshots, keep_snapshot, prune_snapshots, seed_snapshots
 from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
-from punct.engine import signals
 from punct.engine.inputs import WordInputs, build_inputs, input_kind, inputs_from_checkpoint
 from punct.errors import PunctError
 from punct.fsutil import atomic_write

@@ -82,11 +82,10 @@ def report_shared_rows(vectors: WordVectors, counts: Counter, top: int = 100, am
     head = set(frequent[:top])
     n = sum(1 for g in groups for w in g if w in head)
     if n:
-        say = log.warning if n * 10 >= min(top, len(head)) else log.info
+        say = log.warning if n * 10 >= len(head) else log.info
         examples = "; ".join(" = ".join(g[:4]) for g in groups[:3])
         say("%s vectors: %d of the %d most frequent training words share their vector with another of the %d "
-            "most frequent, so the model cannot tell them apart (%s)", vectors.name, n, min(top, len(head)),
-            among, examples)
+            "most frequent, so the model cannot tell them apart (%s)", vectors.name, n, len(head), among, examples)
     return n
 
 
