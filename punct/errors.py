@@ -13,6 +13,9 @@ class PunctError(Exception):
 
     #: the exit status of an entry point that stops on this error
     exit_code = 1
+    #: True when another process prints this same error: every rank of a data-parallel run
+    #: stops on it, and rank 0 alone tells it (the entry point then exits without a line)
+    quiet = False
 
     def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
         self.message = message

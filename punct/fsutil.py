@@ -1,4 +1,5 @@
-"""Atomic writes and done-markers: outputs are never half-written."""
+"""Atomic writes and done-markers: outputs are never half-written; a lock keeps two
+runs out of one directory."""
 from __future__ import annotations
 
 import contextlib
@@ -6,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Iterator, TextIO
+
+from punct.errors import PunctError
 
 
 @contextlib.contextmanager
@@ -66,6 +69,34 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+@contextlib.contextmanager
+def exclusive(path: str | Path, what: str) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created if missing) for the block.
+
+    When another process holds it, raise a PunctError naming that process (host and pid,
+    which the holder writes into the file) instead of waiting: ``what`` ("a training") is
+    already at work on the same outputs. The kernel drops the lock when its holder ends,
+    however it ends (SIGKILL included), so the file left behind never blocks a rerun.
+    """
+    import fcntl
+    import socket
+
+    path = Path(path)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            raise PunctError(f"{what} is already running here ({holder}); wait for it to end, or stop it "
+                             "(kill -TERM its pid) and rerun", path) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"host {socket.gethostname()}, pid {os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _umask() -> int:

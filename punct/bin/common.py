@@ -60,7 +60,8 @@ def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, pro
     try:
         rc = func(args)
     except PunctError as e:
-        print(f"error: {e}", file=sys.stderr)
+        if not e.quiet:
+            print(f"error: {e}", file=sys.stderr)
         return e.exit_code
     except FileNotFoundError as e:
         print(f"error: {e.filename}: file not found", file=sys.stderr)

@@ -42,12 +42,14 @@ def signal_name(signum: int) -> str:
 
 class Interrupted(PunctError):
     """Training ended by a signal after its checkpoint was saved; the exit code is the
-    shell's for that signal (128 + its number)."""
+    shell's for that signal (128 + its number). Every rank of a data-parallel run
+    raises it after the same batch; ``quiet`` on all but rank 0 has it told once."""
 
-    def __init__(self, message: str, path, signum: int):
+    def __init__(self, message: str, path, signum: int, quiet: bool = False):
         super().__init__(message, path)
         self.signum = signum
         self.exit_code = 128 + signum
+        self.quiet = quiet
 
 
 class StopSignal:

@@ -70,7 +70,7 @@ from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
 from punct.engine.inputs import WordInputs, build_inputs, input_kind, inputs_from_checkpoint
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.fsutil import atomic_write, exclusive
 from punct.labels import LABELS, label_id
 from punct.models import SPECIALS, UNK_ID, build_model, get_model_class, resolved_model_args
 
@@ -441,8 +441,26 @@ def train(
     """Train ``cfg.model`` on ``train_dir``, early-stop on ``valid_dir``; resume from
     ``exp_dir/checkpoint.pt`` if present. Returns the final progress record.
     ``on_step(epoch, batch)`` is called after every optimizer step (tests use it)."""
-    with _rank_logging(dist_info()[0] == 0):
+    main = dist_info()[0] == 0
+    with _rank_logging(main), _one_training(Path(exp_dir), main):
         return _train(cfg, train_dir, valid_dir, exp_dir, command, on_step)
+
+
+#: the lock file that keeps a second training out of an experiment directory
+LOCK_FILE = ".train.lock"
+
+
+@contextlib.contextmanager
+def _one_training(exp_dir: Path, main: bool):
+    """One training at a time in ``exp_dir``: a rerun started while the first still runs
+    (a run.sh killed alone leaves its training going) would interleave their checkpoints.
+    Rank 0 holds the lock for its data-parallel job."""
+    if not main:
+        yield
+        return
+    exp_dir.mkdir(parents=True, exist_ok=True)
+    with exclusive(exp_dir / LOCK_FILE, "a training"):
+        yield
 
 
 def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_dir: str | Path,
@@ -706,7 +724,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                              len(batches))
                     raise signals.Interrupted(f"training stopped by {name} at epoch {epoch + 1}, batch {b + 1} of "
                                               f"{len(batches)}; rerun the same command to resume from this "
-                                              "checkpoint", ck_path, signum)
+                                              "checkpoint", ck_path, signum, quiet=not main)
                 if now - last_save >= interval and b + 1 < len(batches):
                     save_checkpoint()
                     last_save = time.monotonic()
@@ -750,7 +768,8 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     signum = got.agreed(world)
     if signum:  # it came after the last batch, while validating: the epoch's checkpoint is saved
         raise signals.Interrupted(f"training stopped by {signals.signal_name(signum)} after epoch {prog['epoch']}; "
-                                  "rerun the same command to finish from this checkpoint", ck_path, signum)
+                                  "rerun the same command to finish from this checkpoint", ck_path, signum,
+                                  quiet=not main)
     if stop_reason is not None and prog["best_epoch"] == 0:
         raise PunctError("a stop was requested before the first epoch ended, so there is no model to keep "
                          "(remove the file to train)", exp_dir / STOP_FILE)

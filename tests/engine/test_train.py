@@ -606,3 +606,33 @@ def test_a_signal_while_validating_the_last_epoch_stops_before_the_ending(tiny_d
     monkeypatch.setattr(engine_train, "evaluate", evaluate)
     assert train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "b")["epoch"] == 1
     assert (tmp_path / "b" / "train_done.json").exists()
+
+
+def test_a_second_training_in_the_same_directory_is_refused_while_the_first_runs(tiny_data, tmp_path):
+    """A rerun while the first run still trains (run.sh killed alone leaves its training
+    going) would interleave two runs' checkpoints: it stops at once, naming the holder."""
+    import subprocess
+    import sys
+
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    refused = []
+
+    def second(epoch, batch):
+        if (epoch, batch) == (0, 2):
+            with pytest.raises(PunctError) as e:
+                train(tiny_cfg(), tr, dev, exp)
+            refused.append(str(e.value))
+
+    train(tiny_cfg(), tr, dev, exp, on_step=second)
+    assert refused == [f"{exp / '.train.lock'}: a training is already running here (host {os.uname().nodename}, "
+                       f"pid {os.getpid()}); wait for it to end, or stop it (kill -TERM its pid) and rerun"]
+    assert (exp / "train_done.json").is_file()  # the first run was not disturbed
+    # a holder killed outright (SIGKILL: no cleanup) leaves the file, not the lock
+    code = ("import os, signal; from punct.fsutil import exclusive\n"
+            f"with exclusive({str(tmp_path / 'k' / '.train.lock')!r}, 'a training'):\n"
+            "    os.kill(os.getpid(), signal.SIGKILL)")
+    (tmp_path / "k").mkdir()
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == -signal.SIGKILL and (tmp_path / "k" / ".train.lock").is_file()
+    assert train(tiny_cfg(), tr, dev, tmp_path / "k")["epoch"] == 2
