@@ -1,6 +1,9 @@
-"""Split a data directory into parts for parallel jobs, merge the jobs' outputs, validate.
+"""Split a data directory into parts for parallel jobs, take a subset of it, merge the
+jobs' outputs, validate.
 
     python -m punct.bin.datadir_tools split --nj 4 data/ljspeech/train      # -> data/ljspeech/train/split4/{1..4}
+    python -m punct.bin.datadir_tools subset --words 150000 data/iwslt2011/dev2012 data/iwslt2011/dev2012_a
+    python -m punct.bin.datadir_tools subset --exclude data/iwslt2011/dev2012_a/text data/iwslt2011/dev2012 OUT
     python -m punct.bin.datadir_tools merge-tables --out DIR/word_times PART/word_times...
     python -m punct.bin.datadir_tools validate [--no-labels] DIR
 
@@ -12,7 +15,15 @@ the part with least so far. Every utterance-keyed table of the directory
 is cut to the part's utterances, ``wav.scp`` to its recordings, and ``spk2utt``
 is made from ``utt2spk``. Parts are written under a temporary name and
 renamed into place, then ``splitN/.done`` is written.
+
+``subset`` (Kaldi's ``utils/subset_data_dir.sh``) writes the chosen utterances
+into a new directory, cut the same way: those of ``--utt-list`` (the keys of any
+table), less those of ``--exclude``, then the first or last N of them (``--first``,
+``--last``, in key order, which is the order of every table), then the leading ones
+until ``--words`` words are reached. A labelled directory gets a ``stats.json`` of
+its own (words, label counts, vocabulary, and where it came from).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +62,7 @@ def _weights(d: Path, utts: list[str], reco_of: dict[str, str], words: dict[str,
 
 def split_datadir(data: str | Path, nj: int, by: str = "recording") -> list[Path]:
     """Write ``data/split<nj>/1..nj`` (see the module docstring); return the part directories."""
-    from punct.datadir import read_table, spk2utt_from_utt2spk, write_table
+    from punct.datadir import read_table
     from punct.errors import PunctError
     from punct.fsutil import atomic_dir, mark_done
 
@@ -84,34 +95,139 @@ def split_datadir(data: str | Path, nj: int, by: str = "recording") -> list[Path
         j = min(range(nj), key=lambda i: (load[i], i))
         parts[j].update(members)
         load[j] += sum(w[u] for u in members)
-    tables = [t for t in UTT_TABLES if (d / t).is_file()] + sorted(p.name for p in d.glob("*.scp") if p.name != "wav.scp")
-    rows = {t: {k: v for k, v, _ in read_table(d / t)} for t in tables}
-    wav = None
-    if (d / "wav.scp").is_file():
-        from punct.audio import read_wav_scp
-
-        wav = read_wav_scp(d / "wav.scp")
+    cutter = _Cutter(d, reco_of)
     top = d / f"split{nj}"
     out = []
     with atomic_dir(top) as tmp:
         for j, members in enumerate(parts, 1):
             pd = tmp / str(j)
             pd.mkdir()
-            for t in tables:
-                write_table(pd / t, {k: v for k, v in rows[t].items() if k in members})
-            if wav is not None:
-                recos = {reco_of.get(u, u) for u in members}
-                missing = sorted(r for r in recos if r not in wav)
-                if missing:
-                    raise PunctError(f"recording {missing[0]!r} has no wav.scp entry", d / "wav.scp")
-                write_table(pd / "wav.scp", {r: wav[r] for r in recos})
-            if "utt2spk" in tables:
-                write_table(pd / "spk2utt", spk2utt_from_utt2spk({k: v[0] for k, v in rows["utt2spk"].items() if k in members}))
+            cutter.write(pd, members)
             out.append(top / str(j))
     mark_done(top)
     log.info("%s: %d utterances in %d %ss -> %d parts (loads %s)", d, len(utts), len(units), by, nj,
              ", ".join(f"{x:.1f}" for x in load))
     return out
+
+
+class _Cutter:
+    """Writes the part of a data directory that a set of its utterances makes: every
+    utterance-keyed table cut to them, ``wav.scp`` to their recordings, ``spk2utt``."""
+
+    def __init__(self, d: Path, reco_of: dict[str, str]):
+        from punct.datadir import read_table
+
+        self.d, self.reco_of = d, reco_of
+        self.tables = [t for t in UTT_TABLES if (d / t).is_file()] + sorted(
+            p.name for p in d.glob("*.scp") if p.name != "wav.scp")
+        self.rows = {t: {k: v for k, v, _ in read_table(d / t)} for t in self.tables}
+        self.wav = None
+        if (d / "wav.scp").is_file():
+            from punct.audio import read_wav_scp
+
+            self.wav = read_wav_scp(d / "wav.scp")
+
+    def write(self, out: Path, members: set[str]) -> None:
+        from punct.datadir import spk2utt_from_utt2spk, write_table
+        from punct.errors import PunctError
+
+        for t in self.tables:
+            write_table(out / t, {k: v for k, v in self.rows[t].items() if k in members})
+        if self.wav is not None:
+            recos = {self.reco_of.get(u, u) for u in members}
+            missing = sorted(r for r in recos if r not in self.wav)
+            if missing:
+                raise PunctError(f"recording {missing[0]!r} has no wav.scp entry", self.d / "wav.scp")
+            write_table(out / "wav.scp", {r: self.wav[r] for r in recos})
+        if "utt2spk" in self.tables:
+            write_table(out / "spk2utt",
+                        spk2utt_from_utt2spk({k: v[0] for k, v in self.rows["utt2spk"].items() if k in members}))
+
+
+def _keys(path: str | Path) -> set[str]:
+    """The keys (first fields) of a table or utterance list."""
+    from punct.errors import PunctError
+    from punct.fsutil import iter_lines
+
+    keys = set()
+    for _, line in iter_lines(path):
+        if line.strip():
+            keys.add(line.split()[0])
+    if not keys:
+        raise PunctError("no utterance ids in it", path)
+    return keys
+
+
+def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | None = None,
+                   exclude: str | Path | None = None, first: int | None = None, last: int | None = None,
+                   words: int | None = None) -> dict:
+    """Write the chosen utterances of ``data`` into ``out`` (see the module docstring) and
+    mark it done; returns what was kept (utterances, words, and the label counts when labelled)."""
+    import json
+    from collections import Counter
+
+    from punct.datadir import read_table, validate_datadir
+    from punct.errors import PunctError
+    from punct.fsutil import atomic_dir, atomic_write, mark_done
+
+    d, out = Path(data), Path(out)
+    if out.resolve() == d.resolve():
+        raise PunctError("the subset must go to another directory than its source", out)
+    if first is not None and last is not None:
+        raise PunctError("--first and --last exclude each other")
+    for name, n in (("--first", first), ("--last", last), ("--words", words)):
+        if n is not None and n < 1:
+            raise PunctError(f"{name} must be at least 1, got {n}")
+    text = read_table(d / "text")
+    utts = [k for k, _, _ in text]
+    if utt_list is not None:
+        wanted = _keys(utt_list)
+        unknown = sorted(wanted - set(utts))
+        if unknown:
+            raise PunctError(f"utterance {unknown[0]!r} is not in {d / 'text'} ({len(unknown)} such)", utt_list)
+        utts = [u for u in utts if u in wanted]
+    if exclude is not None:
+        dropped = _keys(exclude)
+        utts = [u for u in utts if u not in dropped]
+    if first is not None:
+        utts = utts[:first]
+    elif last is not None:
+        utts = utts[-last:]
+    n_words = {k: len(v) for k, v, _ in text}
+    if words is not None:
+        kept, total = [], 0
+        for u in utts:
+            if total >= words:
+                break
+            kept.append(u)
+            total += n_words[u]
+        utts = kept
+    if not utts:
+        raise PunctError("no utterance is left by these options", d)
+    members = set(utts)
+    reco_of = {k: v[0] for k, v, _ in read_table(d / "segments")} if (d / "segments").is_file() else {}
+    labelled = (d / "labels").is_file()
+    with atomic_dir(out) as tmp:
+        _Cutter(d, reco_of).write(tmp, members)
+        n = validate_datadir(tmp, require_labels=labelled)
+        stats = {"utterances": len(utts), "words": n, "source": str(d),
+                 "selection": {k: v for k, v in (("utt_list", utt_list and str(utt_list)),
+                                                 ("exclude", exclude and str(exclude)), ("first", first),
+                                                 ("last", last), ("words", words)) if v is not None}}
+        if labelled:
+            rows = {k: v for k, v, _ in read_table(tmp / "labels")}
+            counts = Counter(lab for v in rows.values() for lab in v)
+            vocab = Counter(w for k, v, _ in text if k in members for w in v)
+            from punct.labels import LABELS
+
+            stats.update(labels={lab: counts.get(lab, 0) for lab in LABELS}, types=len(vocab),
+                         types_min2=sum(1 for c in vocab.values() if c >= 2))
+            with atomic_write(tmp / "stats.json") as f:
+                json.dump(stats, f, indent=2, sort_keys=True)
+                f.write("\n")
+    mark_done(out)
+    log.info("%s -> %s: %d of %d utterances, %d words", d, out, len(utts), len(text), n)
+    return stats
 
 
 def merge_tables(parts: Sequence[str | Path], out: str | Path) -> int:
@@ -217,6 +333,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep each recording (default) or each speaker in one part")
     s.add_argument("data", help="data directory")
     add_common(s)
+    u = sub.add_parser("subset", help="write some utterances of a data directory into a new one")
+    u.add_argument("--utt-list", help="keep these utterances (the first field of each line: any table will do)")
+    u.add_argument("--exclude", help="leave out these utterances (the same format)")
+    g = u.add_mutually_exclusive_group()
+    g.add_argument("--first", type=int, help="the first N utterances (in key order)")
+    g.add_argument("--last", type=int, help="the last N utterances")
+    u.add_argument("--words", type=int, help="the leading utterances until N words are reached (the last whole)")
+    u.add_argument("data", help="data directory")
+    u.add_argument("out", help="the new data directory")
+    add_common(u)
     m = sub.add_parser("merge-tables", help="merge key-value tables with disjoint keys")
     m.add_argument("--out", required=True, help="the merged table")
     m.add_argument("parts", nargs="+", help="the tables to merge")
@@ -233,6 +359,10 @@ def _main(args: argparse.Namespace) -> int:
         require_inputs([args.data], "data directory")
         require_inputs([Path(args.data) / "text"])
         split_datadir(args.data, args.nj, args.by)
+    elif args.cmd == "subset":
+        require_inputs([args.data], "data directory")
+        require_inputs([Path(args.data) / "text"] + [p for p in (args.utt_list, args.exclude) if p])
+        subset_datadir(args.data, args.out, args.utt_list, args.exclude, args.first, args.last, args.words)
     elif args.cmd == "merge-tables":
         require_inputs(args.parts)
         n = merge_tables(args.parts, args.out)

@@ -1,9 +1,9 @@
-"""punct.bin.datadir_tools: split a data directory into balanced parts and merge back."""
+"""punct.bin.datadir_tools: split a data directory into balanced parts and merge back; subsets."""
 from __future__ import annotations
 
 import pytest
 
-from punct.bin.datadir_tools import main, merge_ctms, merge_tables, split_datadir, sum_reports
+from punct.bin.datadir_tools import main, merge_ctms, merge_tables, split_datadir, subset_datadir, sum_reports
 from punct.datadir import read_table, validate_datadir
 from punct.errors import PunctError
 
@@ -78,3 +78,46 @@ def test_merge_ctms_sorts_and_reports_add_up(tmp_path):
     assert sum_reports([{"words": 2, "failed": ["u1"], "lts": {"a": 1}, "tracker": "yinfft"},
                         {"words": 3, "failed": [], "lts": {"a": 1, "b": 2}, "tracker": "yinfft"}]) == \
         {"words": 5, "failed": ["u1"], "lts": {"a": 2, "b": 2}, "tracker": "yinfft"}
+
+
+def test_subset_by_list_exclusion_count_and_words(tmp_path):
+    import json
+
+    d = make(tmp_path / "data")  # 15 utterances in 5 recordings: 5 of 5 words, 10 of 2
+    keys = [k for k, _, _ in read_table(d / "text")]
+    (tmp_path / "list").write_text(f"{keys[0]}\n{keys[3]} anything after the key\n{keys[4]}\n")
+    stats = subset_datadir(d, tmp_path / "a", utt_list=tmp_path / "list")
+    a = tmp_path / "a"
+    assert [k for k, _, _ in read_table(a / "text")] == [keys[0], keys[3], keys[4]] and (a / ".done").exists()
+    validate_datadir(a)
+    assert {k for k, _, _ in read_table(a / "wav.scp")} == {v[0] for _, v, _ in read_table(a / "segments")}
+    assert (a / "spk2utt").read_text().split()[1:] == [keys[0], keys[3], keys[4]]  # all of spk0
+    assert stats == json.loads((a / "stats.json").read_text())
+    assert stats["words"] == sum(len(v) for k, v, _ in read_table(d / "text") if k in (keys[0], keys[3], keys[4]))
+    assert stats["labels"]["PERIOD"] == 3 and stats["selection"] == {"utt_list": str(tmp_path / "list")}
+    # the complement, then its last 2; the leading utterances until 6 words (the last one whole)
+    subset_datadir(d, tmp_path / "b", exclude=a / "text", last=2)
+    rest = [k for k in keys if k not in (keys[0], keys[3], keys[4])]
+    assert [k for k, _, _ in read_table(tmp_path / "b" / "text")] == rest[-2:]
+    w = subset_datadir(d, tmp_path / "c", words=6)
+    first = [len(v) for _, v, _ in read_table(d / "text")]
+    n = next(i for i in range(1, len(first) + 1) if sum(first[:i]) >= 6)
+    assert w["utterances"] == n and w["words"] == sum(first[:n]) >= 6 > sum(first[:n - 1])
+    assert main(["subset", "--first", "2", str(d), str(tmp_path / "e")]) == 0
+    assert len(read_table(tmp_path / "e" / "text")) == 2
+
+
+def test_subset_errors(tmp_path, capsys):
+    d = make(tmp_path / "data")
+    (tmp_path / "list").write_text("nosuch-utt\n")
+    with pytest.raises(PunctError, match="utterance 'nosuch-utt' is not in .*text .1 such."):
+        subset_datadir(d, tmp_path / "x", utt_list=tmp_path / "list")
+    with pytest.raises(PunctError, match="no utterance is left"):
+        subset_datadir(d, tmp_path / "x", exclude=d / "text")
+    with pytest.raises(PunctError, match="another directory than its source"):
+        subset_datadir(d, d, first=1)
+    assert not (tmp_path / "x").exists()  # nothing half-written
+    assert main(["subset", "--words", "0", str(d), str(tmp_path / "x")]) == 1
+    assert capsys.readouterr().err.strip() == "error: --words must be at least 1, got 0"
+    with pytest.raises(SystemExit):  # argparse: they exclude each other
+        main(["subset", "--first", "1", "--last", "1", str(d), str(tmp_path / "x")])
