@@ -92,6 +92,11 @@ def exclusive(path: str | Path, what: str) -> Iterator[None]:
             holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
             raise PunctError(f"{what} is already running here ({holder}); wait for it to end, or stop it "
                              "(kill -TERM its pid) and rerun", path) from None
+        except OSError as e:  # a file system without locks (some network mounts): go on unguarded
+            import logging
+
+            logging.getLogger(__name__).warning("%s: cannot lock (%s); nothing keeps a second run out of this "
+                                                "directory", path, e.strerror)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"host {socket.gethostname()}, pid {os.getpid()}\n".encode(), 0)
         yield

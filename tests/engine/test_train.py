@@ -636,3 +636,16 @@ def test_a_second_training_in_the_same_directory_is_refused_while_the_first_runs
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert r.returncode == -signal.SIGKILL and (tmp_path / "k" / ".train.lock").is_file()
     assert train(tiny_cfg(), tr, dev, tmp_path / "k")["epoch"] == 2
+
+
+def test_a_file_system_without_locks_trains_unguarded(tiny_data, tmp_path, monkeypatch, caplog):
+    import errno
+    import fcntl
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    tr, dev = tiny_data
+    assert train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "exp")["epoch"] == 1
+    assert "cannot lock (No locks available)" in caplog.text
