@@ -196,15 +196,29 @@ def collect(exp_root: Path) -> list[dict[str, Any]]:
     return rows
 
 
-@functools.lru_cache(maxsize=None)  # read once per corpus, not once per row
+@functools.lru_cache(maxsize=None)  # read once per corpus and name, not once per row
+def corpus_var(corpus: str, name: str, recipes: Path | None = None) -> str | None:
+    """The value that ``recipes/<corpus>/corpus.sh`` assigns to the shell variable ``name``
+    on a line of its own (``name="..."``), or None."""
+    path = (recipes or ROOT / "recipes") / corpus / "corpus.sh"
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    m = re.search(rf'^{re.escape(name)}="?([^"]*?)"?\s*$', text, re.M)
+    return m.group(1) if m else None
+
+
 def corpus_sets(corpus: str, recipes: Path | None = None) -> tuple[str | None, tuple[str, ...]]:
     """The validation set and the test sets that ``recipes/<corpus>/corpus.sh`` assigns
     (``valid_set="..."``, ``test_sets="..."``); None and () for what it does not assign."""
-    path = (recipes or ROOT / "recipes") / corpus / "corpus.sh"
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    valid = re.search(r'^valid_set="?([^"\s]+)"?\s*$', text, re.M)
-    tests = re.search(r'^test_sets="?([^"]*?)"?\s*$', text, re.M)
-    return (valid.group(1) if valid else None), (tuple(tests.group(1).split()) if tests else ())
+    valid, tests = corpus_var(corpus, "valid_set", recipes), corpus_var(corpus, "test_sets", recipes)
+    return (valid.split()[0] if valid and valid.split() else None), (tuple(tests.split()) if tests else ())
+
+
+def paper_set(corpus: str, recipes: Path | None = None) -> str | None:
+    """The test set whose rows stand beside the papers' published numbers, with the targets
+    table: ``paper_targets="..."`` in the corpus's recipe (recipes/iwslt2011: test2011). A
+    corpus that tests on the same set for another purpose (the quick smoke test, a diagnostic
+    trained on other text) does not set it."""
+    return corpus_var(corpus, "paper_targets", recipes) or None
 
 
 def _row_cmd(row: dict) -> str:
@@ -251,7 +265,8 @@ def render(rows: list[dict[str, Any]]) -> str:
         tested = [r for r in rs if r["set"] != valid_set]
         validated = [r for r in rs if r["set"] == valid_set]
         if tested:
-            out += _score_table(tested) + render_targets(tested)
+            papers = paper_set(corpus)
+            out += _score_table(tested, papers) + (render_targets(tested, papers) if papers else [])
         if validated:
             out += [f"### {corpus}: {valid_set} decoded whole (the validation set)", "",
                     f"{valid_set} is the set the models were selected on (the epoch, the averaged epochs) and the "
@@ -263,9 +278,10 @@ def render(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _score_table(rs: list[dict[str, Any]]) -> list[str]:
+def _score_table(rs: list[dict[str, Any]], papers: str | None = None) -> list[str]:
     """One score table (rows of one corpus), with the published rows beside the paper's models
-    on test2011 and the list of the commands that reproduce each row."""
+    on the set ``papers`` (the corpus's ``paper_targets``) and the list of the commands that
+    reproduce each row."""
     out: list[str] = []
     asr = any(_get(r["report"], "wer") is not None for r in rs)
     head = ["system", "test set", "train words"]
@@ -318,10 +334,10 @@ def _score_table(rs: list[dict[str, Any]]) -> list[str]:
         out.append("| " + " | ".join(cells) + " |")
         cmds.append(f"[{i}] `{_row_cmd(r)}`")
         model = tr.get("model")
-        if r["set"] == "test2011" and model in PUBLISHED and model not in published_done:
+        if papers and r["set"] == papers and model in PUBLISHED and model not in published_done:
             published_done.add(model)
             for pub in PUBLISHED[model]:
-                pc = [pub["system"], "test2011", "2.1M"]
+                pc = [pub["system"], papers, "2.1M"]
                 for c in MARK_LABELS:
                     pc += [_fmt(x) for x in (pub.get("classes") or {}).get(c, (None, None, None))]
                 pc += [_fmt(pub.get("p")), _fmt(pub.get("r")), _fmt(pub.get("f1")), _fmt(pub.get("ser")), "-", "-", "-"]

@@ -5,6 +5,9 @@
 train_sets="train_2m train"
 valid_set="dev2012"
 test_sets="test2011"
+# the set the papers report on: its rows stand beside their numbers, with the targets table
+# of RESULTS.md (punct.bin.results)
+paper_targets="test2011"
 # name|config|train set|config overrides
 experiments=(
   "tbrnn_2m|conf/tbrnn.yaml|train_2m|"

@@ -473,6 +473,22 @@ def test_corpus_sets_read_from_the_recipe(tmp_path):
     assert results.corpus_sets("c", tmp_path) == ("dev", ("t1", "t2"))
     assert results.corpus_sets("none", tmp_path) == (None, ())
     assert results.corpus_sets("iwslt2011") == ("dev2012", ("test2011",))
+    assert results.paper_set("iwslt2011") == "test2011" and results.paper_set("c", tmp_path) is None
+
+
+def test_published_rows_and_targets_only_where_the_recipe_says_its_test_set_is_the_papers(tmp_path):
+    """recipes/quick and recipes/iwslt2011_text test on test2011 too, with other training text:
+    their rows are not the papers' models on the papers' terms."""
+    exp = tmp_path / "exp"
+    for corpus in ("iwslt2011", "quick"):
+        d = exp / corpus / "tbrnn_2m"
+        (d / "decode_test2011" / "scoring").mkdir(parents=True)
+        (d / "decode_test2011" / "scoring" / "report.json").write_text(json.dumps(_report(50, 60, 10, 55.0)))
+        (d / "config.yaml").write_text("model: tbrnn\n")
+    text = results.render(results.collect(exp))
+    paper, quick = text.split("## quick")
+    assert "### Targets on test2011" in paper and "T-BRNN (Tilk and Alumäe 2016, Table 2) | test2011 |" in paper
+    assert "Targets" not in quick and "Tilk" not in quick and "| tbrnn_2m [1] | test2011 |" in quick
 
 
 def test_ledger_keeps_an_ensembles_decision_bias(tmp_path):
