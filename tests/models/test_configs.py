@@ -143,6 +143,26 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
     assert {Path(s[1]).name for s in specs} == {p.name for p in CONFS} - {"transformer_top2.yaml", "default.yaml"} - acoustic
 
 
+def test_iwslt2011_text_experiments_are_valid_trainings_on_its_own_sets(repo_root):
+    """recipes/iwslt2011_text: each entry's config and overrides load, and it trains on a set
+    that the recipe prepares, two seeds for each training text."""
+    import subprocess
+
+    r = subprocess.run(["bash", "-c", '. recipes/iwslt2011_text/corpus.sh; echo "$train_sets"; '
+                        'printf "%s\\n" "${experiments[@]}"'], cwd=repo_root, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    train_sets, *lines = r.stdout.splitlines()
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+
+    seeds = {}
+    for name, conf, train_set, overrides in (line.split("|") for line in lines):
+        assert train_set in train_sets.split(), name
+        cfg = load_config(repo_root / conf, TrainConfig, overrides.split())
+        seeds.setdefault(train_set, set()).add(cfg.seed)
+    assert seeds == {t: {1, 2} for t in train_sets.split()}
+
+
 def test_earnings_stage7_names_existing_configs_and_stage_ones(repo_root):
     """recipes/earnings/corpus.sh: every acoustic experiment names a config, and every stage one an experiment."""
     import subprocess
