@@ -86,7 +86,8 @@ exp=$exp_root/$corpus
 # Corpus settings: train_sets, valid_set, test_sets, experiments (name|config|train set|overrides;
 # an ensemble of trained experiments is name|ensemble|EXP1+EXP2+...|[weights=W1,W2,...|weights=tune]
 # [bias=C,P,Q|bias=tune] (options space-separated; one member with a bias is a model with a tuned decision)),
-# has_audio, and the function prepare_data CORPUS_DIR OUT_DIR FORCE.
+# has_audio, and the function prepare_data CORPUS_DIR OUT_DIR FORCE; optionally paper_targets, the
+# test set whose rows RESULTS.md sets beside the papers' published numbers (punct.bin.results).
 has_audio=false
 hyp_sets=""
 # shellcheck disable=SC1090
