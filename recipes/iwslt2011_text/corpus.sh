@@ -5,9 +5,10 @@
 # (ted_148k, the first talks of train_2m), validates both on TED talks held out from train_2m
 # (ted_heldout, which favours the ted/ model if anything) and tests both on test2011 and on
 # dev2012's other half (dev2012_b, 147K words of IWSLT text the first model has not seen).
-# Two seeds each. Results: recipes/iwslt2011_text/results_notes.md.
+# Two seeds each. The same T-BRNN on twice as many words of ted/ (ted_296k) tells how many words
+# of ted/ text one word of IWSLT's is worth. Results: recipes/iwslt2011_text/results_notes.md.
 # shellcheck shell=bash
-train_sets="iwslt_148k ted_148k"
+train_sets="iwslt_148k ted_148k ted_296k"
 valid_set="ted_heldout"
 test_sets="test2011 dev2012_b"
 # the settings of the best 2.1M-word T-BRNN (tbrnn_2m_s50_b32_f1 in recipes/iwslt2011/models.sh);
@@ -19,6 +20,8 @@ experiments=(
   "tbrnn_ted_s1|conf/tbrnn.yaml|ted_148k|$tbrnn_text_args seed=1"
   "tbrnn_iwslt_s2|conf/tbrnn.yaml|iwslt_148k|$tbrnn_text_args seed=2"
   "tbrnn_ted_s2|conf/tbrnn.yaml|ted_148k|$tbrnn_text_args seed=2"
+  "tbrnn_ted2x_s1|conf/tbrnn.yaml|ted_296k|$tbrnn_text_args seed=1"
+  "tbrnn_ted2x_s2|conf/tbrnn.yaml|ted_296k|$tbrnn_text_args seed=2"
 )
 prepare_data() {
   local corpus_dir=$1 out=$2 force=$3 words
@@ -34,4 +37,6 @@ prepare_data() {
   words=$(python -c 'import json, sys; print(json.load(open(sys.argv[1]))["words"])' "$out/iwslt_148k/stats.json")
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
     --train-words "$words" --train-name ted_148k --force "$force"
+  python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
+    --train-words $((2 * words)) --train-name ted_296k --force "$force"
 }
