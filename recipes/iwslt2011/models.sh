@@ -72,8 +72,8 @@ experiments+=(
   # epoch by epoch 4, and one epoch at 0.0003 after it gained 1.1 (lmc1_2m_ft)
   "lmc1_2m_lin|conf/lmc1.yaml|train_2m|lr_schedule=linear max_epochs=6 average_best=3"
   # LMC-2 trained past the single epoch of lmc2_2m (validation F1 27.2), on the linear decay
-  # of lmc1_2m_lin over 5 epochs. Run 2026-11-27 (bf16 from epoch 2 on, 13-15 minutes an epoch):
-  # validation F1 26.5, 26.6, 31.4, stopped by hand after epoch 3; test2011 33.6. The spaCy vectors
+  # of lmc1_2m_lin over 5 epochs. Run 2026-11-27 over two sessions (bf16 from epoch 2 on, 12-17
+  # minutes an epoch): validation F1 26.5, 26.6, 31.4, 32.7, 33.5; test2011 35.4. The spaCy vectors
   # give most frequent words a row shared with others (but = that = they, the = in, a = so = be)
   "lmc2_2m_lin|conf/lmc2.yaml|train_2m|lr_schedule=linear max_epochs=5 average_best=3"
   # LMC-2's window (8 words, the slot after the 4th) on LMC-1's GloVe 6B 50-d vectors: the
