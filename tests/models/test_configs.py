@@ -121,7 +121,7 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
 
     for name, conf, train_set, overrides in specs:
         assert (repo_root / conf).is_file() and _is_training_config(repo_root / conf), conf
-        assert train_set in ("train_2m", "train")
+        assert train_set in ("train_2m", "train", "train_2m_sl")
         # the overrides are valid keys and values of the config; a warm start (init_from=@NAME)
         # trains on from an experiment earlier in the list, of the same config
         over = overrides.split()

@@ -105,6 +105,28 @@ def test_skip_words_holds_out_the_talks_after_a_train_words_set(prep, corpus, tm
     assert list(texts(out / "one")) == ["b_talk"]
 
 
+def test_sentence_length_takes_the_talks_punctuated_nearest_it(prep, corpus, tmp_path, capsys):
+    """Words per sentence: a_talk_1 7/2 = 3.5, b_talk 5/1 = 5, c_talk 9/2 = 4.5."""
+    out = tmp_path / "data"
+    assert run_main(prep, corpus, out, "--sets", "train", "--train-words", "6", "--sentence-length", "5") == 0
+    assert list(texts(out / "train")) == ["b_talk", "c_talk"]  # b (5), then c (4.5) reaches 6 words
+    stats = json.loads((out / "train" / "stats.json").read_text())
+    assert stats["words_per_sentence"] == 4.67 and stats["talks_used"] == 2 and stats["talks_excluded"] == 0
+    assert run_main(prep, corpus, out, "--sets", "train", "--train-words", "8", "--train-name", "ab") == 0
+    assert run_main(prep, corpus, out, "--sets", "train", "--train-words", "6", "--sentence-length", "5",
+                    "--exclude-talks", str(out / "ab"), "--train-name", "not_ab") == 0
+    assert list(texts(out / "not_ab")) == ["c_talk"]  # b_talk is nearer, but left out
+    assert json.loads((out / "not_ab" / "stats.json").read_text())["talks_excluded"] == 2
+    for extra, message in ((["--skip-words", "3"], "does not go with --skip-words"),
+                           (["--sentence-length", "0", "--exclude-talks", str(out / "ab")], "goes with --sentence-length"),
+                           (["--sentence-length", "nan"], "must be a positive number")):
+        args = ["--sentence-length", "5", *extra] if extra[0] == "--skip-words" else extra
+        assert run_main(prep, corpus, out, "--sets", "train", "--train-name", "x", *args) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
+    assert not (out / "x").exists()
+
+
 def test_skip_words_past_the_end_is_an_error(prep, corpus, tmp_path, capsys):
     out = tmp_path / "data"
     assert run_main(prep, corpus, out, "--sets", "train", "--skip-words", "100") == 1
