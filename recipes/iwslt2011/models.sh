@@ -90,6 +90,8 @@ experiments+=(
   # Two data-parallel processes ran an epoch in about 14 minutes (2,600 words/s) on the EPYC machine of 2026-11-25:
   # ./run.sh --corpus iwslt2011 --models NAME --train-nproc 2 --train-overrides 'threads=1 precision=bf16'
   "drnn_lwma_pre_2m_lin|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
+  # the same on train_2m_sl, the talks whose sentences are as long as dev2012's (see tbrnn_2m_sl_s50_b32_f1_avg)
+  "drnn_lwma_pre_2m_sl_lin|conf/drnn_lwma_pre.yaml|train_2m_sl|lr_schedule=linear max_epochs=10 average_best=3"
   "drnn_lwma_2m_lin|conf/drnn_lwma.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
   # exp/ has not outlived a session on this machine (a new checkout each time), so a run must
   # end inside one: an 8-epoch linear decay, 2 h 13 min of training at 16-18 minutes an epoch

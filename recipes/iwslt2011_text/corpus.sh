@@ -6,9 +6,11 @@
 # (ted_heldout, which favours the ted/ model if anything) and tests both on test2011 and on
 # dev2012's other half (dev2012_b, 147K words of IWSLT text the first model has not seen).
 # Two seeds each. The same T-BRNN on twice as many words of ted/ (ted_296k) tells how many words
-# of ted/ text one word of IWSLT's is worth. Results: recipes/iwslt2011_text/results_notes.md.
+# of ted/ text one word of IWSLT's is worth, and on 148K words of the ted/ talks whose sentences
+# are as long as dev2012's (ted_sl_148k) whether the sentence ends make the difference.
+# Results: recipes/iwslt2011_text/results_notes.md.
 # shellcheck shell=bash
-train_sets="iwslt_148k ted_148k ted_296k"
+train_sets="iwslt_148k ted_148k ted_296k ted_sl_148k"
 valid_set="ted_heldout"
 test_sets="test2011 dev2012_b"
 # the settings of the best 2.1M-word T-BRNN (tbrnn_2m_s50_b32_f1 in recipes/iwslt2011/models.sh);
@@ -22,9 +24,11 @@ experiments=(
   "tbrnn_ted_s2|conf/tbrnn.yaml|ted_148k|$tbrnn_text_args seed=2"
   "tbrnn_ted2x_s1|conf/tbrnn.yaml|ted_296k|$tbrnn_text_args seed=1"
   "tbrnn_ted2x_s2|conf/tbrnn.yaml|ted_296k|$tbrnn_text_args seed=2"
+  "tbrnn_tedsl_s1|conf/tbrnn.yaml|ted_sl_148k|$tbrnn_text_args seed=1"
+  "tbrnn_tedsl_s2|conf/tbrnn.yaml|ted_sl_148k|$tbrnn_text_args seed=2"
 )
 prepare_data() {
-  local corpus_dir=$1 out=$2 force=$3 words
+  local corpus_dir=$1 out=$2 force=$3 words wps
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets test2011,dev2012 \
     --force "$force"
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
@@ -39,4 +43,11 @@ prepare_data() {
     --train-words "$words" --train-name ted_148k --force "$force"
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
     --train-words $((2 * words)) --train-name ted_296k --force "$force"
+  # as many words of the talks whose words per sentence are nearest dev2012's (as
+  # recipes/iwslt2011's train_2m_sl is made), ted_heldout's talks left out
+  wps=$(python -c 'import json, sys; s = json.load(open(sys.argv[1])); l = s["labels"]
+print(round(s["words"] / (l["PERIOD"] + l["QUESTION"]), 2))' "$out/dev2012/stats.json") || return 1
+  python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
+    --train-words "$words" --sentence-length "$wps" --exclude-talks "$out/ted_heldout" --train-name ted_sl_148k \
+    --force "$force"
 }
