@@ -10,7 +10,7 @@
 # are as long as dev2012's (ted_sl_148k) whether the sentence ends make the difference.
 # Results: recipes/iwslt2011_text/results_notes.md.
 # shellcheck shell=bash
-train_sets="iwslt_148k ted_148k ted_296k ted_sl_148k"
+train_sets="iwslt_148k ted_148k ted_148k_b ted_148k_c ted_296k ted_sl_148k"
 valid_set="ted_heldout"
 test_sets="test2011 dev2012_b"
 # the settings of the best 2.1M-word T-BRNN (tbrnn_2m_s50_b32_f1 in recipes/iwslt2011/models.sh);
@@ -26,6 +26,9 @@ experiments=(
   "tbrnn_ted2x_s2|conf/tbrnn.yaml|ted_296k|$tbrnn_text_args seed=2"
   "tbrnn_tedsl_s1|conf/tbrnn.yaml|ted_sl_148k|$tbrnn_text_args seed=1"
   "tbrnn_tedsl_s2|conf/tbrnn.yaml|ted_sl_148k|$tbrnn_text_args seed=2"
+  # which 148K words of ted/ moves a model as much as the seed does: the next talks, twice
+  "tbrnn_ted_b_s1|conf/tbrnn.yaml|ted_148k_b|$tbrnn_text_args seed=1"
+  "tbrnn_ted_c_s1|conf/tbrnn.yaml|ted_148k_c|$tbrnn_text_args seed=1"
 )
 prepare_data() {
   local corpus_dir=$1 out=$2 force=$3 words wps
@@ -43,6 +46,11 @@ prepare_data() {
     --train-words "$words" --train-name ted_148k --force "$force"
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
     --train-words $((2 * words)) --train-name ted_296k --force "$force"
+  # the talks after ted_148k, and the talks after those: other samples of the same text
+  python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
+    --skip-words "$words" --train-words "$words" --train-name ted_148k_b --force "$force"
+  python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
+    --skip-words $((2 * words)) --train-words "$words" --train-name ted_148k_c --force "$force"
   # as many words of the talks whose words per sentence are nearest dev2012's (as
   # recipes/iwslt2011's train_2m_sl is made), ted_heldout's talks left out
   wps=$(python -c 'import json, sys; s = json.load(open(sys.argv[1])); l = s["labels"]
