@@ -42,7 +42,8 @@ experiments+=(
   "tbrnn_2m_s50_b32_f1_avg|conf/tbrnn.yaml|train_2m|slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32 average_best=3"
   # the same on train_2m_sl: 2.1M words of the talks whose sentences are as long as dev2012's
   # (14.7 words, against 16.1 in train_2m). On 148K words (recipes/iwslt2011_text) the talks of
-  # ted/ ended sentences too rarely to teach the benchmark's periods; this asks it at full size
+  # ted/ ended sentences too rarely to teach the benchmark's periods; this asks it at full size.
+  # Run 2026-11-27 (--train-nproc 2): epoch 3, test2011 61.8 (+0.5), dev2012 60.6 (+0.9)
   "tbrnn_2m_sl_s50_b32_f1_avg|conf/tbrnn.yaml|train_2m_sl|slice_length=50 decode_window=200 select_by=f1 max_epochs=6 batch_size=32 average_best=3"
   # DRNN-LWMA-pre as conf/drnn_lwma_pre.yaml has it now (batches of 32, dropout 0.2, select_by f1), a member of ens_all3_bias
   # DRNN-LWMA as conf/drnn_lwma.yaml has it now, ended by hand after 4 epochs (validation F1 56.2, 56.4, 57.8, 58.5)
@@ -90,7 +91,8 @@ experiments+=(
   # Two data-parallel processes ran an epoch in about 14 minutes (2,600 words/s) on the EPYC machine of 2026-11-25:
   # ./run.sh --corpus iwslt2011 --models NAME --train-nproc 2 --train-overrides 'threads=1 precision=bf16'
   "drnn_lwma_pre_2m_lin|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
-  # the same on train_2m_sl, the talks whose sentences are as long as dev2012's (see tbrnn_2m_sl_s50_b32_f1_avg)
+  # the same on train_2m_sl, the talks whose sentences are as long as dev2012's (see tbrnn_2m_sl_s50_b32_f1_avg).
+  # Started 2026-11-27 12:27 (one process, then two: --train-nproc 2 --train-overrides 'threads=2 precision=bf16')
   "drnn_lwma_pre_2m_sl_lin|conf/drnn_lwma_pre.yaml|train_2m_sl|lr_schedule=linear max_epochs=10 average_best=3"
   "drnn_lwma_2m_lin|conf/drnn_lwma.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
   # exp/ has not outlived a session on this machine (a new checkout each time), so a run must
