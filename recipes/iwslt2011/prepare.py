@@ -229,6 +229,25 @@ def nearest_sentence_length(utts: list[Utterance], limit: int, target: float,
                     "words_per_sentence": round(total / ends, 2) if ends else None}
 
 
+def sentence_length_arg(value: str) -> float:
+    """``--sentence-length``: a number of words per sentence, or a data directory's own
+    (its words over its PERIOD and QUESTION labels)."""
+    path = Path(value)
+    if path.is_dir():
+        utts = load_utterances(path)
+        ends = sum(1 for u in utts for w in u.words if w.label in SENTENCE_END)
+        if not ends:
+            raise PunctError("--sentence-length: no sentence ends in its labels", path / "labels")
+        return round(sum(len(u) for u in utts) / ends, 2)
+    try:
+        length = float(value)
+    except ValueError:
+        raise PunctError(f"--sentence-length {value!r}: neither a number nor a data directory") from None
+    if length < 0 or not math.isfinite(length):
+        raise PunctError(f"--sentence-length must be a positive number of words, got {value}")
+    return length
+
+
 # ---------------------------------------------------------------- writing
 
 
@@ -301,10 +320,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-words", type=int, default=0,
                    help="first pass over the whole talks that --train-words N would take (N here), then take "
                         "--train-words more: TED talks held out from a --train-words N training set (default 0)")
-    p.add_argument("--sentence-length", type=float, default=0,
-                   help="take the whole talks whose words per sentence are nearest this first (the "
-                        "validation set's, e.g. 14.5 for dev2012), until --train-words; 0 (default): "
-                        "file-name order")
+    p.add_argument("--sentence-length", default="0",
+                   help="take the whole talks whose words per sentence are nearest this first, until "
+                        "--train-words: a number of words, or a prepared data directory whose own it is "
+                        "(the validation set's: data/iwslt2011/dev2012, 14.48); 0 (default): file-name order")
     p.add_argument("--exclude-talks", type=Path,
                    help="with --sentence-length: leave out the talks of this data directory (e.g. ted_heldout)")
     p.add_argument("--mark-map", default="",
@@ -337,8 +356,7 @@ def _main(args: argparse.Namespace) -> int:
             raise PunctError(f"--{opt.replace('_', '-')} must be >= 0")
     if args.utt_words < 1:
         raise PunctError("--utt-words must be >= 1")
-    if args.sentence_length < 0 or not math.isfinite(args.sentence_length):
-        raise PunctError(f"--sentence-length must be a positive number of words, got {args.sentence_length:g}")
+    args.sentence_length = sentence_length_arg(args.sentence_length)
     if args.sentence_length and args.skip_words:
         raise PunctError("--sentence-length picks talks from all of them: it does not go with --skip-words "
                          "(leave talks out with --exclude-talks)")

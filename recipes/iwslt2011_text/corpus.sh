@@ -31,7 +31,7 @@ experiments=(
   "tbrnn_ted_c_s1|conf/tbrnn.yaml|ted_148k_c|$tbrnn_text_args seed=1"
 )
 prepare_data() {
-  local corpus_dir=$1 out=$2 force=$3 words wps
+  local corpus_dir=$1 out=$2 force=$3 words
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets test2011,dev2012 \
     --force "$force"
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
@@ -53,9 +53,7 @@ prepare_data() {
     --skip-words $((2 * words)) --train-words "$words" --train-name ted_148k_c --force "$force"
   # as many words of the talks whose words per sentence are nearest dev2012's (as
   # recipes/iwslt2011's train_2m_sl is made), ted_heldout's talks left out
-  wps=$(python -c 'import json, sys; s = json.load(open(sys.argv[1])); l = s["labels"]
-print(round(s["words"] / (l["PERIOD"] + l["QUESTION"]), 2))' "$out/dev2012/stats.json") || return 1
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
-    --train-words "$words" --sentence-length "$wps" --exclude-talks "$out/ted_heldout" --train-name ted_sl_148k \
+    --train-words "$words" --sentence-length "$out/dev2012" --exclude-talks "$out/ted_heldout" --train-name ted_sl_148k \
     --force "$force"
 }

@@ -119,12 +119,15 @@ def test_sentence_length_takes_the_talks_punctuated_nearest_it(prep, corpus, tmp
     assert json.loads((out / "not_ab" / "stats.json").read_text())["talks_excluded"] == 2
     for extra, message in ((["--skip-words", "3"], "does not go with --skip-words"),
                            (["--sentence-length", "0", "--exclude-talks", str(out / "ab")], "goes with --sentence-length"),
-                           (["--sentence-length", "nan"], "must be a positive number")):
+                           (["--sentence-length", "nan"], "must be a positive number"),
+                           (["--sentence-length", "short"], "neither a number nor a data directory")):
         args = ["--sentence-length", "5", *extra] if extra[0] == "--skip-words" else extra
         assert run_main(prep, corpus, out, "--sets", "train", "--train-name", "x", *args) == 1
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and message in err[0], err
     assert not (out / "x").exists()
+    # a data directory's own words per sentence: ab (a_talk_1 and b_talk) has 12 words, 3 ends
+    assert prep.sentence_length_arg(str(out / "ab")) == 4.0
 
 
 def test_skip_words_past_the_end_is_an_error(prep, corpus, tmp_path, capsys):
