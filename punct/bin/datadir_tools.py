@@ -62,23 +62,20 @@ def _weights(d: Path, utts: list[str], reco_of: dict[str, str], words: dict[str,
 
 def split_datadir(data: str | Path, nj: int, by: str = "recording") -> list[Path]:
     """Write ``data/split<nj>/1..nj`` (see the module docstring); return the part directories."""
-    from punct.datadir import read_table
     from punct.errors import PunctError
     from punct.fsutil import atomic_dir, mark_done
 
     d = Path(data)
     if nj < 1:
         raise PunctError(f"--nj must be at least 1, got {nj}")
-    text = read_table(d / "text")
-    utts = [k for k, _, _ in text]
-    words = {k: len(v) for k, v, _ in text}
-    if (d / "segments").is_file():
-        reco_of = {k: v[0] for k, v, _ in read_table(d / "segments")}
-    else:
-        reco_of = {u: u for u in utts}
-    utt2spk = {k: v[0] for k, v, _ in read_table(d / "utt2spk")} if (d / "utt2spk").is_file() else {u: u for u in utts}
+    cutter = _Cutter(d)
+    text = cutter.rows["text"]
+    utts = list(text)
+    words = {k: len(v) for k, v in text.items()}
+    reco_of = {u: cutter.reco_of.get(u, u) for u in utts}
+    utt2spk = {k: v[0] for k, v in cutter.rows.get("utt2spk", {}).items()}
     if by == "recording":
-        unit_of = {u: reco_of.get(u, u) for u in utts}
+        unit_of = reco_of
     elif by == "speaker":
         unit_of = {u: utt2spk.get(u, u) for u in utts}
     else:
@@ -95,7 +92,6 @@ def split_datadir(data: str | Path, nj: int, by: str = "recording") -> list[Path
         j = min(range(nj), key=lambda i: (load[i], i))
         parts[j].update(members)
         load[j] += sum(w[u] for u in members)
-    cutter = _Cutter(d, reco_of)
     top = d / f"split{nj}"
     out = []
     with atomic_dir(top) as tmp:
@@ -111,16 +107,19 @@ def split_datadir(data: str | Path, nj: int, by: str = "recording") -> list[Path
 
 
 class _Cutter:
-    """Writes the part of a data directory that a set of its utterances makes: every
-    utterance-keyed table cut to them, ``wav.scp`` to their recordings, ``spk2utt``."""
+    """A data directory's tables, read once (``rows``: table -> key -> fields; ``text`` is
+    required), and the part of it that a set of its utterances makes: every utterance-keyed
+    table cut to them, ``wav.scp`` to their recordings, ``spk2utt``."""
 
-    def __init__(self, d: Path, reco_of: dict[str, str]):
+    def __init__(self, d: Path):
         from punct.datadir import read_table
 
-        self.d, self.reco_of = d, reco_of
-        self.tables = [t for t in UTT_TABLES if (d / t).is_file()] + sorted(
+        self.d = d
+        self.tables = [t for t in UTT_TABLES if t == "text" or (d / t).is_file()] + sorted(
             p.name for p in d.glob("*.scp") if p.name != "wav.scp")
         self.rows = {t: {k: v for k, v, _ in read_table(d / t)} for t in self.tables}
+        #: utterance -> recording, for the utterances that ``segments`` places (the others are their own)
+        self.reco_of = {k: v[0] for k, v in self.rows.get("segments", {}).items()}
         self.wav = None
         if (d / "wav.scp").is_file():
             from punct.audio import read_wav_scp
@@ -166,7 +165,7 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
     import json
     from collections import Counter
 
-    from punct.datadir import read_table, validate_datadir
+    from punct.datadir import validate_datadir
     from punct.errors import PunctError
     from punct.fsutil import atomic_dir, atomic_write, mark_done
 
@@ -178,8 +177,9 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
     for name, n in (("--first", first), ("--last", last), ("--words", words)):
         if n is not None and n < 1:
             raise PunctError(f"{name} must be at least 1, got {n}")
-    text = read_table(d / "text")
-    utts = [k for k, _, _ in text]
+    cutter = _Cutter(d)
+    text = cutter.rows["text"]
+    utts = list(text)
     if utt_list is not None:
         wanted = _keys(utt_list)
         unknown = sorted(wanted - set(utts))
@@ -193,31 +193,28 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
         utts = utts[:first]
     elif last is not None:
         utts = utts[-last:]
-    n_words = {k: len(v) for k, v, _ in text}
     if words is not None:
         kept, total = [], 0
         for u in utts:
             if total >= words:
                 break
             kept.append(u)
-            total += n_words[u]
+            total += len(text[u])
         utts = kept
     if not utts:
         raise PunctError("no utterance is left by these options", d)
     members = set(utts)
-    reco_of = {k: v[0] for k, v, _ in read_table(d / "segments")} if (d / "segments").is_file() else {}
-    labelled = (d / "labels").is_file()
+    labelled = "labels" in cutter.rows
     with atomic_dir(out) as tmp:
-        _Cutter(d, reco_of).write(tmp, members)
+        cutter.write(tmp, members)
         n = validate_datadir(tmp, require_labels=labelled)
         stats = {"utterances": len(utts), "words": n, "source": str(d),
                  "selection": {k: v for k, v in (("utt_list", utt_list and str(utt_list)),
                                                  ("exclude", exclude and str(exclude)), ("first", first),
                                                  ("last", last), ("words", words)) if v is not None}}
         if labelled:
-            rows = {k: v for k, v, _ in read_table(tmp / "labels")}
-            counts = Counter(lab for v in rows.values() for lab in v)
-            vocab = Counter(w for k, v, _ in text if k in members for w in v)
+            counts = Counter(lab for u in utts for lab in cutter.rows["labels"][u])
+            vocab = Counter(w for u in utts for w in text[u])
             from punct.labels import LABELS
 
             stats.update(labels={lab: counts.get(lab, 0) for lab in LABELS}, types=len(vocab),

@@ -467,9 +467,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
            command: str | None, on_step: Callable[[int, int], None] | None) -> dict[str, Any]:
     exp_dir = Path(exp_dir)
     rank, world = dist_info()
-    main = rank == 0
-    if main:
-        exp_dir.mkdir(parents=True, exist_ok=True)
+    main = rank == 0  # rank 0 made exp_dir when it took its lock (_one_training)
     torch.set_num_threads(max(1, cfg.threads // world))
     model_cls = get_model_class(cfg.model)
     model_args = resolved_model_args(cfg.model, cfg.model_args)

@@ -203,6 +203,12 @@ def read_train(talks_dir: Path, limit: int, nj: int, skip: int = 0,
                   "words_skipped": passed}
 
 
+def words_per_sentence(utts: list[Utterance]) -> float:
+    """The words of ``utts`` over their sentence ends (PERIOD, QUESTION); inf without one."""
+    ends = sum(1 for u in utts for w in u.words if w.label in SENTENCE_END)
+    return sum(len(u) for u in utts) / ends if ends else math.inf
+
+
 def nearest_sentence_length(utts: list[Utterance], limit: int, target: float,
                             exclude: set[str] = frozenset()) -> tuple[list[Utterance], dict]:
     """The whole talks whose words per sentence (a sentence ends at PERIOD or QUESTION) are
@@ -211,12 +217,7 @@ def nearest_sentence_length(utts: list[Utterance], limit: int, target: float,
     benchmark's text (16.1 words a sentence in ted/, 14.5 in dev2012): this picks the training
     talks that are punctuated like the text the model is for, by the validation set's statistics."""
     pool = [u for u in utts if u.id not in exclude]
-
-    def length(u: Utterance) -> float:
-        ends = sum(1 for w in u.words if w.label in SENTENCE_END)
-        return len(u.words) / ends if ends else math.inf
-
-    order = sorted(range(len(pool)), key=lambda i: (abs(length(pool[i]) - target), i))
+    order = sorted(range(len(pool)), key=lambda i: (abs(words_per_sentence([pool[i]]) - target), i))
     keep, total = set(), 0
     for i in order:
         if limit and total >= limit:
@@ -224,9 +225,9 @@ def nearest_sentence_length(utts: list[Utterance], limit: int, target: float,
         keep.add(i)
         total += len(pool[i])
     picked = [u for i, u in enumerate(pool) if i in keep]
-    ends = sum(1 for u in picked for w in u.words if w.label in SENTENCE_END)
+    wps = words_per_sentence(picked)
     return picked, {"sentence_length_target": target, "talks_excluded": len(utts) - len(pool),
-                    "words_per_sentence": round(total / ends, 2) if ends else None}
+                    "words_per_sentence": round(wps, 2) if math.isfinite(wps) else None}
 
 
 def sentence_length_arg(value: str) -> float:
@@ -234,11 +235,10 @@ def sentence_length_arg(value: str) -> float:
     (its words over its PERIOD and QUESTION labels)."""
     path = Path(value)
     if path.is_dir():
-        utts = load_utterances(path)
-        ends = sum(1 for u in utts for w in u.words if w.label in SENTENCE_END)
-        if not ends:
+        wps = words_per_sentence(load_utterances(path))
+        if not math.isfinite(wps):
             raise PunctError("--sentence-length: no sentence ends in its labels", path / "labels")
-        return round(sum(len(u) for u in utts) / ends, 2)
+        return round(wps, 2)
     try:
         length = float(value)
     except ValueError:
