@@ -104,6 +104,15 @@ def exclusive(path: str | Path, what: str) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
+def output_lock(out: str | Path, what: str) -> contextlib.AbstractContextManager[None]:
+    """``exclusive`` for a command that writes the file or directory ``out``: the lock is
+    ``.NAME.lock`` beside it, so a second command writing the same output stops at once
+    instead of racing the first one's atomic swap."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return exclusive(out.parent / f".{out.name}.lock", f"{what} into {out}")
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

@@ -4,6 +4,7 @@ jobs' outputs, validate.
     python -m punct.bin.datadir_tools split --nj 4 data/ljspeech/train      # -> data/ljspeech/train/split4/{1..4}
     python -m punct.bin.datadir_tools subset --words 150000 data/iwslt2011/dev2012 data/iwslt2011/dev2012_a
     python -m punct.bin.datadir_tools subset --exclude data/iwslt2011/dev2012_a/text data/iwslt2011/dev2012 OUT
+    python -m punct.bin.datadir_tools overlap [--record] data/iwslt2011/iwslt_148k data/iwslt2011/test2011 ...
     python -m punct.bin.datadir_tools merge-tables --out DIR/word_times PART/word_times...
     python -m punct.bin.datadir_tools validate [--no-labels] DIR
 
@@ -22,6 +23,14 @@ table), less those of ``--exclude``, then the first or last N of them (``--first
 ``--last``, in key order, which is the order of every table), then the leading ones
 until ``--words`` words are reached. A labelled directory gets a ``stats.json`` of
 its own (words, label counts, vocabulary, and where it came from).
+
+``overlap`` measures how much of each held-out directory's text a training directory
+holds (``punct.overlap``: the share of the held-out set's distinct 12-word n-grams found
+in the training text, and the utterances more than half of whose n-grams are there, a test
+talk copied into the training text), prints one line per held-out set, and with
+``--record`` adds the figures to the training directory's ``stats.json`` under
+``heldout_overlap``, where the RESULTS data table reads them, as prepare.py records its
+own training sets'.
 """
 
 from __future__ import annotations
@@ -227,6 +236,47 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
     return stats
 
 
+def overlap_datadirs(train: str | Path, heldout: Sequence[str | Path], n: int = 12, record: bool = False) -> dict:
+    """``punct.overlap.heldout_overlap`` of each HELDOUT directory against TRAIN, keyed by the
+    held-out directory's name; with ``record``, merged into TRAIN/stats.json's ``heldout_overlap``."""
+    from punct.datadir import load_utterances
+    from punct.errors import PunctError
+    from punct.fsutil import atomic_write
+    from punct.overlap import heldout_overlap
+
+    train = Path(train)
+    names = [Path(h).name for h in heldout]
+    if len(set(names)) != len(names):
+        raise PunctError("two held-out directories have the same name; their figures would share a key")
+    stats_path = train / "stats.json"
+    stats = None
+    if record:  # a stats.json that cannot take the figures fails before the long part
+        if not stats_path.is_file():
+            raise PunctError("no stats.json to record the overlap in", stats_path)
+        try:
+            stats = json.loads(stats_path.read_text(encoding="utf-8"))
+        except ValueError as e:
+            raise PunctError(f"not valid JSON: {e}", stats_path) from None
+        if not isinstance(stats, dict):
+            raise PunctError("not a JSON object", stats_path)
+    held = {name: load_utterances(h) for name, h in zip(names, heldout)}
+    train_utts = load_utterances(train)
+    out = {}
+    for name, utts in held.items():
+        ov = heldout_overlap(utts, train_utts, n=n)
+        out[name] = ov
+        print(f"{name}: {ov['shared']} of its {ov['ngrams']} distinct {ov['n']}-grams ({ov['shared_pct']:.2f}%) are in "
+              f"{train}; {ov['utterances_seen']} of its {ov['utterances']} utterances have more than half of theirs there")
+    if stats is not None:
+        old = stats.get("heldout_overlap") if isinstance(stats.get("heldout_overlap"), dict) else {}
+        stats["heldout_overlap"] = {**old, **out}
+        with atomic_write(stats_path) as f:
+            json.dump(stats, f, indent=2, sort_keys=True)
+            f.write("\n")
+        log.info("recorded in %s", stats_path)
+    return out
+
+
 def merge_tables(parts: Sequence[str | Path], out: str | Path) -> int:
     """Union of ``key value...`` tables with disjoint keys, written sorted; returns the number of keys."""
     from punct.datadir import read_table, write_table
@@ -340,6 +390,12 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("data", help="data directory")
     u.add_argument("out", help="the new data directory")
     add_common(u)
+    o = sub.add_parser("overlap", help="how much of held-out sets' text a training set holds (12-gram overlap)")
+    o.add_argument("--n", type=int, default=12, help="n-gram order (default 12)")
+    o.add_argument("--record", action="store_true", help="add the figures to TRAIN/stats.json (heldout_overlap)")
+    o.add_argument("train", help="the training data directory")
+    o.add_argument("heldout", nargs="+", help="held-out data directories")
+    add_common(o)
     m = sub.add_parser("merge-tables", help="merge key-value tables with disjoint keys")
     m.add_argument("--out", required=True, help="the merged table")
     m.add_argument("parts", nargs="+", help="the tables to merge")
@@ -360,6 +416,15 @@ def _main(args: argparse.Namespace) -> int:
         require_inputs([args.data], "data directory")
         require_inputs([Path(args.data) / "text"] + [p for p in (args.utt_list, args.exclude) if p])
         subset_datadir(args.data, args.out, args.utt_list, args.exclude, args.first, args.last, args.words)
+    elif args.cmd == "overlap":
+        from punct.errors import PunctError
+
+        if args.n < 1:
+            raise PunctError(f"--n must be at least 1, got {args.n}")
+        dirs = [args.train, *args.heldout]
+        require_inputs(dirs, "data directory")
+        require_inputs([Path(d) / "text" for d in dirs])
+        overlap_datadirs(args.train, args.heldout, args.n, args.record)
     elif args.cmd == "merge-tables":
         require_inputs(args.parts)
         n = merge_tables(args.parts, args.out)

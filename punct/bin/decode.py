@@ -178,7 +178,14 @@ def _tuned(args: argparse.Namespace, dev: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return run(_main, args, prog="punct.bin.decode")
+    return run(_locked, args, prog="punct.bin.decode")
+
+
+def _locked(args: argparse.Namespace) -> int:
+    from punct.fsutil import output_lock
+
+    with output_lock(args.out, "a decoding"):
+        return _main(args)
 
 
 if __name__ == "__main__":

@@ -57,7 +57,14 @@ def _main(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return run(_main, args, prog="punct.bin.joint_decode")
+    return run(_locked, args, prog="punct.bin.joint_decode")
+
+
+def _locked(args: argparse.Namespace) -> int:
+    from punct.fsutil import output_lock
+
+    with output_lock(args.out, "a decoding"):
+        return _main(args)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ prepare_data() {
   if [ "$force" = true ] || [ ! -f "$out/iwslt_148k/.done" ] || [ ! -f "$out/dev2012_b/.done" ]; then
     python -m punct.bin.datadir_tools subset --words 147895 "$out/dev2012" "$out/iwslt_148k"
     python -m punct.bin.datadir_tools subset --exclude "$out/iwslt_148k/text" "$out/dev2012" "$out/dev2012_b"
+    # no test text in the training half (the figures go into its stats.json, for the RESULTS data table)
+    python -m punct.bin.datadir_tools overlap --record "$out/iwslt_148k" "$out/test2011" "$out/dev2012_b" \
+      "$out/ted_heldout"
   fi
   words=$(python -c 'import json, sys; print(json.load(open(sys.argv[1]))["words"])' "$out/iwslt_148k/stats.json")
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \

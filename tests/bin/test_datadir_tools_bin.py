@@ -1,4 +1,4 @@
-"""punct.bin.datadir_tools: split a data directory into balanced parts and merge back; subsets."""
+"""punct.bin.datadir_tools: split a data directory into balanced parts and merge back; subsets; overlap."""
 from __future__ import annotations
 
 import pytest
@@ -121,3 +121,41 @@ def test_subset_errors(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == "error: --words must be at least 1, got 0"
     with pytest.raises(SystemExit):  # argparse: they exclude each other
         main(["subset", "--first", "1", "--last", "1", str(d), str(tmp_path / "x")])
+
+
+def _talks(d, talks):
+    d.mkdir()
+    (d / "text").write_text("".join(f"{k} {' '.join(ws)}\n" for k, ws in talks.items()))
+    (d / "labels").write_text("".join(f"{k} {' '.join(['O'] * (len(ws) - 1) + ['PERIOD'])}\n" for k, ws in talks.items()))
+    return d
+
+
+def test_overlap_finds_a_copied_talk_and_records_it(tmp_path, capsys):
+    import json
+
+    talk = lambda tag, n=20: [f"{tag}{i}" for i in range(n)]  # noqa: E731
+    train = _talks(tmp_path / "train", {"t1": talk("a"), "t2": talk("b")})
+    (train / "stats.json").write_text(json.dumps({"words": 40, "heldout_overlap": {"older": {"shared": 1}}}))
+    # test: one talk of its own, one the training text holds (its first 15 words of 20)
+    test = _talks(tmp_path / "test", {"x1": talk("c"), "x2": talk("b", 15) + talk("d", 5)})
+    dev = _talks(tmp_path / "dev", {"y1": talk("e")})
+    assert main(["overlap", str(train), str(test), str(dev)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # test's distinct 12-grams: 9 of x1, 9 of x2, of which 4 lie inside x2's first 15 words
+    assert out == [f"test: 4 of its 18 distinct 12-grams (22.22%) are in {train}; 0 of its 2 utterances have more "
+                   "than half of theirs there",
+                   f"dev: 0 of its 9 distinct 12-grams (0.00%) are in {train}; 0 of its 1 utterances have more than half "
+                   "of theirs there"]
+    assert json.loads((train / "stats.json").read_text())["heldout_overlap"] == {"older": {"shared": 1}}  # only --record writes
+    assert main(["overlap", "--record", "--n", "5", str(train), str(test)]) == 0
+    ov = json.loads((train / "stats.json").read_text())["heldout_overlap"]
+    assert ov["older"] == {"shared": 1}  # earlier figures are kept
+    assert ov["test"] == {"n": 5, "ngrams": 32, "shared": 11, "shared_pct": 34.375, "utterances": 2,
+                          "utterances_seen": 1}
+    capsys.readouterr()
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "text").write_text((train / "text").read_text())
+    assert main(["overlap", "--record", str(tmp_path / "bare"), str(test)]) == 1
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'bare' / 'stats.json'}: no stats.json to record the overlap in"
+    assert main(["overlap", str(train), str(tmp_path / "nope")]) == 1
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nope'}: data directory not found"

@@ -50,6 +50,29 @@ def test_train_then_decode(tiny_data, tiny_args, tmp_path):
     assert len(lines) == len(ref) and lines[0].split()[0] == ref[0].id
 
 
+def test_a_second_decoding_into_the_same_directory_is_refused(tiny_data, tiny_args, tmp_path, capsys):
+    from punct.bin import decode, train
+    from punct.fsutil import output_lock
+
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    assert train.main(["--config", str(ROOT / "conf/tbrnn.yaml"), "--train", str(tr), "--valid", str(dev), "--exp", str(exp),
+                       "--max-epochs", "1", "batch_size=4", "slice_length=20", *tiny_args]) == 0
+    out = exp / "decode_dev"
+    argv = ["--model", str(exp / "best.pt"), "--data", str(dev), "--out", str(out)]
+    assert decode.main(argv) == 0
+    first = (out / "text.punct").read_text()
+    capsys.readouterr()
+    with output_lock(out, "a decoding"):  # flock: another open file of the same process conflicts too
+        assert decode.main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {exp / '.decode_dev.lock'}: a decoding into {out} is already running here "
+                   f"(host {os.uname().nodename}, pid {os.getpid()}); wait for it to end, or stop it (kill -TERM its pid) "
+                   "and rerun"]
+    assert (out / "text.punct").read_text() == first  # the first one's output is left alone
+    assert decode.main(argv) == 0  # and the lock went with its holder
+
+
 def test_train_stop_command(tiny_data, tiny_args, tmp_path, capsys):
     import json
 
