@@ -219,6 +219,7 @@ if run_stage 6; then
       fi
       resolved+=("$o")
     done
+    not_busy "$dir/.train.lock" "a training"
     mkdir -p "$dir/log"
     stage_cmd "$name" 6 9 > "$dir/run.cmd"
     log "stage 6: train $name ($config): $data/$train -> $dir/best.pt; log: $dir/log/train.log"
@@ -282,6 +283,7 @@ if run_stage 8; then
       # the log lives beside the decode directory, which the decoder replaces as a whole;
       # one torch thread: windows are small, and 2 threads were 30x slower on a busy machine
       logf=$dir/log/decode_$set.log
+      not_busy "$dir/.decode_$set.lock" "a decoding into $out"
       log "stage 8: decode $name: $data/$set -> $out; log: $logf"
       mkdir -p "$dir/log"
       $decode_cmd "$logf" python -m punct.bin.decode "${model_args[@]}" \

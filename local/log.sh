@@ -1,14 +1,21 @@
 # Logging helpers for the recipe's shell scripts.
 # shellcheck shell=bash
-log() { echo "$(date '+%Y-%m-%d %H:%M:%S') (${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}) $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
+# _log_from D MESSAGE: one log line naming the script and line of the call D frames above
+# _log_from's own caller (1: the caller of the function that calls _log_from)
+_log_from() {
+  local d=$1 src; shift
+  src=${BASH_SOURCE[d + 1]-?}
+  echo "$(date '+%Y-%m-%d %H:%M:%S') (${src##*/}:${BASH_LINENO[d]-?}) $*" >&2
+}
+log() { _log_from 1 "$@"; }
+die() { _log_from 1 "ERROR: $*"; exit 1; }  # names die's caller, not this file
 # Print the tail of a failed job's log and fail.
 fail_with_log() {
   local logf=$1 err=""; shift
   # a punct command's own one-line error ("error: FILE:LINE: problem") leads, also when
   # torchrun's summary of the failed ranks comes after it
   [ -f "$logf" ] && err=$(grep -m1 '^error: ' "$logf" || true)
-  log "ERROR: $*${err:+: ${err#error: }} (log: $logf); its last lines:"
+  _log_from 1 "ERROR: $*${err:+: ${err#error: }} (log: $logf); its last lines:"
   [ -f "$logf" ] && tail -n 20 "$logf" >&2
   exit 1
 }
@@ -29,4 +36,15 @@ keep_old_log() {
     if [ -e "$logf.$i" ]; then mv -f "$logf.$i" "$logf.$((i + 1))" || return 1; fi
   done
   mv -f "$logf" "$logf.1"
+}
+# not_busy LOCK WHAT: fail when a punct command holds LOCK (the flock a training or decoding
+# takes, punct.fsutil.exclusive), before a rerun would move that command's live log aside or
+# torchrun would add its report of the refused ranks; the command's own lock still guards
+# the outputs when no flock(1) is installed or the holder starts in between.
+not_busy() {
+  local lock=$1 what=$2
+  [ -f "$lock" ] && command -v flock >/dev/null || return 0
+  flock -n "$lock" true 2>/dev/null && return 0
+  _log_from 1 "ERROR: $lock: $what is already running here ($(head -c 200 "$lock" | head -n 1)); wait for it to end, or stop it (kill -TERM its pid) and rerun"
+  exit 1
 }

@@ -1,4 +1,5 @@
 """The recipe's shell frame: options, help, errors (no environment set-up needed)."""
+import os
 import subprocess
 from pathlib import Path
 
@@ -89,6 +90,36 @@ def test_failed_job_reports_the_commands_own_error_first(repo_root, tmp_path):
     r = subprocess.run(["bash", "-c", f". local/log.sh; fail_with_log {logf} 'training m failed'"], cwd=repo_root,
                        capture_output=True, text=True, timeout=30)
     assert f"ERROR: training m failed (log: {logf})" in r.stderr.splitlines()[0]
+
+
+def test_a_busy_experiment_directory_is_refused_before_its_log_moves(repo_root, tmp_path):
+    """local/log.sh not_busy: the lock a running training holds stops run.sh before it
+    rotates that training's live log or starts torchrun; a lock file nobody holds does not."""
+    import shutil
+
+    from punct.fsutil import exclusive
+
+    if shutil.which("flock") is None:
+        pytest.skip("no flock(1)")
+    lock = tmp_path / ".train.lock"
+    script = tmp_path / "s.sh"
+    script.write_text(f". {repo_root}/local/log.sh\nnot_busy {lock} 'a training'\necho free\n")
+
+    def check():
+        return subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=30)
+
+    assert check().stdout == "free\n"  # no lock file
+    with exclusive(lock, "a training"):
+        r = check()
+        assert r.returncode == 1 and r.stdout == ""
+        assert r.stderr.strip().endswith(f"(s.sh:2) ERROR: {lock}: a training is already running here (host "
+                                         f"{os.uname().nodename}, pid {os.getpid()}); wait for it to end, or stop it "
+                                         "(kill -TERM its pid) and rerun")
+    r = check()  # the file is left behind, the lock is gone
+    assert lock.is_file() and r.returncode == 0 and r.stdout == "free\n"
+    # die names its caller's line too (it named its own line in log.sh before)
+    script.write_text(f". {repo_root}/local/log.sh\ndie boom\n")
+    assert check().stderr.strip().endswith("(s.sh:2) ERROR: boom")
 
 
 #: run.sh builds its environment first (local/setup_env.sh): these tests link the clone's own
