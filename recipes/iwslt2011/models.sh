@@ -151,6 +151,11 @@ experiments+=(
   # the training words (0.9% with 100), and give a word at most 49 words of context. Run
   # 2026-11-26: dev2012 61.6 decoded whole (h128 61.8), test2011 62.8 (h128 63.4): no gain
   "drnn_lwma_2m_h128_s100|conf/drnn_lwma.yaml|train_2m|model_args.hidden_size=128 max_epochs=8 slice_length=100 batch_size=16"
+  # DRNN-LWMA's two best settings together (drnn_lwma_2m_h128's 128 units, drnn_lwma_2m_e50x's
+  # 50-d start near zero) on train_2m_sl, the talks whose sentences are as long as dev2012's, which
+  # gave T-BRNN +0.5 on test2011 and +0.9 on dev2012 (tbrnn_2m_sl_s50_b32_f1_avg). Started
+  # 2026-11-27 13:36 (one process, threads=1 precision=bf16) beside drnn_lwma_pre_2m_sl_lin
+  "drnn_lwma_2m_sl_h128_e50x|conf/drnn_lwma.yaml|train_2m_sl|model_args.hidden_size=128 model_args.embedding_dim=50 model_args.embedding_init=xavier max_epochs=8"
   # DRNN-LWMA with DRNN-LWMA-pre's embedding size (50, the GloVe vectors' size) started near zero:
   # the two then differ only in the start, as the paper's pair is read here. 256 learnt
   # dimensions fitted the training text within 3 epochs (drnn_lwma_2m_xinit); 50 hold 5 times
