@@ -259,8 +259,8 @@ def overlap_datadirs(train: str | Path, heldout: Sequence[str | Path], n: int = 
             raise PunctError(f"not valid JSON: {e}", stats_path) from None
         if not isinstance(stats, dict):
             raise PunctError("not a JSON object", stats_path)
-    held = {name: load_utterances(h) for name, h in zip(names, heldout)}
-    train_utts = load_utterances(train)
+    held = {name: load_utterances(h, require_labels=False) for name, h in zip(names, heldout)}  # the words alone
+    train_utts = load_utterances(train, require_labels=False)
     out = {}
     for name, utts in held.items():
         ov = heldout_overlap(utts, train_utts, n=n)

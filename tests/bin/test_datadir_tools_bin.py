@@ -157,5 +157,8 @@ def test_overlap_finds_a_copied_talk_and_records_it(tmp_path, capsys):
     (tmp_path / "bare" / "text").write_text((train / "text").read_text())
     assert main(["overlap", "--record", str(tmp_path / "bare"), str(test)]) == 1
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'bare' / 'stats.json'}: no stats.json to record the overlap in"
+    (test / "labels").unlink()  # the words alone count: an ASR hypothesis has no labels
+    assert main(["overlap", str(train), str(test)]) == 0
+    assert capsys.readouterr().out.startswith("test: 4 of its 18 distinct 12-grams (22.22%)")
     assert main(["overlap", str(train), str(tmp_path / "nope")]) == 1
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nope'}: data directory not found"
