@@ -104,7 +104,6 @@ def test_quick_recipe_end_to_end(tmp_path):
     # tuned once for every test set, kept for punct restore --weights-from; the bias after the weights
     tuned = json.loads((exp / "tbrnn_tlstm" / "tuned_weights.json").read_text())
     assert tuned["weights"] == stats["weights"] and set(tuned["bias"]) == {"COMMA", "PERIOD", "QUESTION"}
-    assert tuned["f1"] >= tuned["f1_without_bias"]
     assert stats.get("bias") == (tuned["bias"] if any(tuned["bias"].values()) else None)
     assert (exp / "tbrnn_tlstm" / "decode_test2011" / "scoring" / "report.json").is_file()
     assert "| tbrnn_tlstm [" in results

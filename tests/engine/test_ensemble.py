@@ -299,7 +299,7 @@ def test_bias_tuned_on_a_dev_set_is_kept_and_restore_applies_it(two_models, tiny
     ref = [label_id(lab) for u in load_utterances(tr) for lab in u.labels]
     want_bias, f1, base = tune_class_bias(np.concatenate(posteriors(m, tr)[1]).astype(np.float64), ref)
     assert tuned["weights"] == [1.0] and list(tuned["bias"].values()) == want_bias
-    assert tuned["f1"] == round(f1, 3) and tuned["f1_without_bias"] == round(base, 3) and f1 >= base
+    assert tuned["f1"] == round(f1, 3) and tuned["f1_without_bias"] == round(base, 3)
     assert tuned["key"]["bias"] == {"step": decode.BIAS_STEP, "limit": decode.BIAS_LIMIT}
     # the decode of --data is the biased argmax of the model's posteriors on it
     want = [LABELS[i] for i in biased_labels(np.concatenate(posteriors(m, dev)[1]), class_bias(want_bias))]

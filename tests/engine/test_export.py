@@ -30,6 +30,15 @@ def test_export_half_is_smaller_and_decodes_the_same(tiny_data, tiny_args, tmp_p
     assert raw["export"]["note"] == "test" and raw["export"]["half"] is True
     assert "punct.bin.train" in raw["export"]["train_command"]
     assert all(v.dtype == torch.float16 for v in raw["state_dict"].values() if torch.is_floating_point(v))
+    full = tmp_path / "models" / "full.pt"
+    assert export.main(["--model", str(best), "--out", str(full)]) == 0
+
+    def weight_bytes(path):
+        sd = torch.load(path, map_location="cpu", weights_only=True)["state_dict"]
+        return sum(v.numel() * v.element_size() for v in sd.values() if torch.is_floating_point(v))
+
+    assert 2 * weight_bytes(out) == weight_bytes(full) > 0  # the weights in half the bytes
+    assert out.stat().st_size < full.stat().st_size
     m_full, vocab, _ = ckpt.load_model(best)
     m_half, vocab2, _ = ckpt.load_model(out)
     assert all(p.dtype == torch.float32 for p in m_half.parameters())

@@ -38,14 +38,28 @@ def test_word_inputs_are_the_old_collate():
     assert isinstance(g, WordInputs) and g.vocab.words == v.words
 
 
-def test_vector_inputs_oov_and_padding():
-    f = VectorInputs("hash-4d")
+def test_vector_inputs_oov_and_padding(monkeypatch):
+    from punct.models import pretrained
+
+    f = VectorInputs("hash-4d")  # a hashed set: every word has a row
     ids = np.array([f.encode(["the", "cat"])])
     assert (ids >= 2).all()
     t = f.tensors(np.array([[ids[0, 0], ids[0, 1], 1]]), np.array([2]))
     v = t["vectors"]
     assert v.shape == (1, 3, 4) and torch.count_nonzero(v[0, 2]) == 0  # padding: zero vector
     assert torch.allclose(v[0, 1], torch.from_numpy(f.vectors.matrix[f.vectors.row("cat")]))
+    # a word the set lacks reads the default vector (the paper's): the set's mean, or zeros
+    words = ["the", "cat"]
+    matrix = np.array([[1, 2, 3, 4], [3, 4, 5, 8]], dtype=np.float32)
+    index = {w: i for i, w in enumerate(words)}
+    monkeypatch.setitem(pretrained.VECTOR_SETS, "test-4d",
+                        lambda: pretrained.WordVectors("test-4d", matrix, lambda w: index.get(w, -1), words))
+    for oov, default in (("mean", [2, 3, 4, 6]), ("zero", [0, 0, 0, 0])):
+        g = VectorInputs("test-4d", oov)
+        ids = g.encode(["cat", "zebra", "the", "zebra"])
+        assert ids == [3, VectorInputs.OOV, 2, VectorInputs.OOV]
+        v = g.tensors(np.array([ids]), np.array([4]))["vectors"][0]
+        assert v[1].tolist() == v[3].tolist() == default and v[0].tolist() == [3, 4, 5, 8]
 
 
 def test_wordpiece_inputs_point_at_each_words_last_piece():

@@ -34,3 +34,7 @@ def test_windows_give_the_same_states_as_one_pass_for_short_rows():
     # a long row: the piece at 12 takes its state from the window that starts at 6 or later
     starts, owner = window_plan(25, 10, 4)
     assert starts[owner[12]] > 0
+    for p in (0, 12, 24):  # each piece has the state its own window gives it run alone
+        s = starts[owner[p]]
+        win = m.piece_states(pieces[:1, s:s + 10], mask[:1, s:s + 10])
+        assert torch.allclose(h[0, p], win[0, p - s], atol=1e-5), p

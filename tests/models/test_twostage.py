@@ -11,6 +11,7 @@ import torch
 from punct.config import load_config
 from punct.engine import checkpoint as ckpt
 from punct.engine.config import TrainConfig
+from punct.labels import LABELS
 
 #: tiny training runs (as tests/models/conftest.py's stage-one models)
 RUN1 = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "valid_slices=4", "checkpoint_minutes=0",
@@ -145,15 +146,35 @@ def test_tlstm_p_ignores_missing_words_feature_values():
 
 
 @pytest.mark.parametrize("family,conf", [("tbrnn", "ta_brnn_p"), ("tlstm", "ta_lstm_p")])
-def test_stage1_cache_trains_the_same_model(repo_root, tiny_model_data, stage1_models, tmp_path, family, conf):
+def test_stage1_cache_trains_the_same_model(repo_root, tiny_model_data, stage1_models, tmp_path, family, conf,
+                                           monkeypatch):
     """The fixed stage one's states, kept from the first epoch (stage1_cache_mb), give the
     training they replace: the same second stage after two epochs as recomputing them."""
-    weights = {}
+    from punct.models.twostage import TwoStage
+
+    hits = []  # per training step: rows whose stage-one states came from the cache
+    states = TwoStage._stage1_states
+
+    def counted(self, ids, mask):
+        before = getattr(self, "h1_cache_hits", 0)
+        out = states(self, ids, mask)
+        if self.training:
+            hits.append(getattr(self, "h1_cache_hits", 0) - before)
+        return out
+
+    monkeypatch.setattr(TwoStage, "_stage1_states", counted)
+    weights, served = {}, {}
     for mb in (0, 64):
         exp = tmp_path / f"exp{mb}"
+        hits.clear()
+        # every slice every epoch, so that epoch 2's steps all read cached states
         train_ta(repo_root / f"conf/{conf}.yaml", stage1_models[family], tiny_model_data, exp,
-                 f"stage1_cache_mb={mb}", "max_epochs=2")
+                 f"stage1_cache_mb={mb}", "max_epochs=2", "epoch_slices=0")
         weights[mb] = ckpt.load(exp / "checkpoint.pt")["state_dict"]
+        served[mb] = list(hits)
+    n = len(served[64]) // 2
+    assert served[0] == [0] * len(served[0]) and served[64][:n] == [0] * n  # none without it, none in epoch 1
+    assert n > 0 and all(h > 0 for h in served[64][n:])  # epoch 2 trained on cached states only
     for k, v in weights[0].items():
         assert torch.allclose(weights[64][k], v, atol=1e-5), k
 
@@ -193,6 +214,31 @@ def test_a_pause_model_exports_and_restores_a_timed_call(repo_root, tiny_model_d
 
     train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1_models["tbrnn"], tiny_model_data, tmp_path / "exp")
     export(tmp_path / "exp" / "best.pt", tmp_path / "shipped.pt", half=True)
-    words = [Word(w, start=0.4 * i, end=0.4 * i + 0.3) for i, w in enumerate("a b c d e f".split())]
-    out = Restorer.load(tmp_path / "shipped.pt").restore([Utterance("u", words)])[0]
-    assert [w.label for w in out.words if w.label is None] == [] and len(out.words) == 6
+    restorer = Restorer.load(tmp_path / "shipped.pt")
+    calls = []  # what the model is given: its feature rows and which of them are missing
+    forward = restorer.model.forward
+
+    def spy(ids, mask, feats=None, feat_missing=None):
+        calls.append((feats[mask].clone(), feat_missing[mask].clone()))
+        return forward(ids, mask, feats, feat_missing)
+
+    restorer.model.forward = spy
+    names = "a b c d e f".split()
+
+    def restore(gap_after_c):
+        t, words = 0.0, []
+        for w in names:
+            words.append(Word(w, start=t, end=t + 0.3))
+            t += 0.3 + (gap_after_c if w == "c" else 0.1)
+        calls.clear()
+        out = restorer.restore([Utterance("u", words)])[0]
+        assert [w.text for w in out.words] == names and all(w.label in LABELS for w in out.words)
+        assert len(calls) == 1
+        return calls[0]
+
+    even, paused = restore(0.1), restore(2.0)
+    assert not even[1].any() and not paused[1].any()  # every word timed: no row missing
+    assert torch.equal(even[0][:2], paused[0][:2]) and not torch.equal(even[0][2], paused[0][2])  # c's pause
+    calls.clear()
+    restorer.restore([Utterance("u", [Word(w) for w in names])])  # no times: every row missing
+    assert calls[0][1].all()
