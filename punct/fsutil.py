@@ -6,7 +6,7 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import Callable, Iterator, TextIO
 
 from punct.errors import PunctError
 
@@ -43,19 +43,41 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
             os.fsync(f.fileno())
 
 
+#: written into every directory atomic_dir builds: the mark that a later run may replace it
+OUTPUT_MARK = ".punct-output"
+
+
+def check_replaceable(path: str | Path, ours: Callable[[Path], bool] | None = None) -> None:
+    """Refuse to replace ``path`` unless it is missing, an empty directory, or a directory an
+    earlier run built (``OUTPUT_MARK``, or ``ours(path)`` for outputs older than the mark):
+    an output option pointed by mistake at an input or at someone's folder must not wipe it."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return
+    if not path.is_dir():
+        raise PunctError("exists and is not a directory (remove it or choose another output)", path)
+    if (path / OUTPUT_MARK).is_file() or (ours is not None and ours(path)) or not any(path.iterdir()):
+        return
+    raise PunctError("exists and is not an output of this command, which would replace it whole (remove it "
+                     "or choose another output)", path)
+
+
 @contextlib.contextmanager
-def atomic_dir(path: str | Path) -> Iterator[Path]:
+def atomic_dir(path: str | Path, ours: Callable[[Path], bool] | None = None) -> Iterator[Path]:
     """Build a directory under a temporary name; swap it onto ``path`` on success.
 
-    An existing ``path`` is only replaced after the new one is complete.
+    An existing ``path`` is only replaced after the new one is complete, and only when it is
+    one this function built before or ``ours`` says it is (``check_replaceable``).
     """
     import shutil
 
     path = Path(path)
+    check_replaceable(path, ours)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent))
     os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0700)
     try:
+        (tmp / OUTPUT_MARK).write_text("built by punct; a rerun replaces this directory whole\n")
         yield tmp
         old = None
         if path.exists():

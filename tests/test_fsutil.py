@@ -63,3 +63,37 @@ def test_atomic_dir_replaces_only_when_complete(tmp_path):
     assert not is_done(d)
     mark_done(d)
     assert is_done(d)
+
+
+def test_atomic_dir_replaces_only_its_own_outputs(tmp_path):
+    from punct.errors import PunctError
+    from punct.fsutil import OUTPUT_MARK
+
+    d = tmp_path / "out"
+    with atomic_dir(d) as t:  # new, then its own output again
+        (t / "a").write_text("1\n")
+    assert (d / OUTPUT_MARK).is_file()
+    with atomic_dir(d) as t:
+        (t / "a").write_text("2\n")
+    assert (d / "a").read_text() == "2\n"
+    (tmp_path / "empty").mkdir()
+    with atomic_dir(tmp_path / "empty") as t:
+        (t / "a").write_text("3\n")
+    # someone's folder, an input given as the output by mistake, a file: refused, left as they were
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep\n")
+    (tmp_path / "f").write_text("keep\n")
+    for target, msg in ((mine, "exists and is not an output of this command"),
+                        (tmp_path / "f", "exists and is not a directory")):
+        with pytest.raises(PunctError, match=msg) as e:
+            with atomic_dir(target) as t:
+                (t / "a").write_text("x\n")
+        assert str(e.value).startswith(f"{target}: ")
+    assert (mine / "notes.txt").read_text() == "keep\n" and sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    assert (tmp_path / "f").read_text() == "keep\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "f", "mine", "out"]  # no temporary left
+    # an older output of the command, which it recognises by its files
+    with atomic_dir(mine, ours=lambda p: (p / "notes.txt").is_file()) as t:
+        (t / "a").write_text("4\n")
+    assert sorted(p.name for p in mine.iterdir()) == [OUTPUT_MARK, "a"]

@@ -67,7 +67,8 @@ def merge(data: Path, out: Path, nj: int, hyp_dir: Path | None) -> None:
     if hyp_dir is None:
         mark_done(out)
         return
-    with atomic_dir(hyp_dir) as tmp:
+    # an earlier merge's hypothesis directory (ctm and word_conf are its own)
+    with atomic_dir(hyp_dir, ours=lambda p: (p / "ctm").is_file() and (p / "word_conf").is_file()) as tmp:
         for name in ("wav.scp", "segments", "utt2spk", "spk2utt"):
             if (data / name).is_file():
                 shutil.copyfile(data / name, tmp / name)

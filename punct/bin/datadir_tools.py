@@ -103,7 +103,7 @@ def split_datadir(data: str | Path, nj: int, by: str = "recording") -> list[Path
         load[j] += sum(w[u] for u in members)
     top = d / f"split{nj}"
     out = []
-    with atomic_dir(top) as tmp:
+    with atomic_dir(top, ours=lambda p: (p / ".done").is_file()) as tmp:  # an earlier split's
         for j, members in enumerate(parts, 1):
             pd = tmp / str(j)
             pd.mkdir()
@@ -166,6 +166,14 @@ def _keys(path: str | Path) -> set[str]:
     return keys
 
 
+def _made_by_subset(path: Path) -> bool:
+    """A directory an earlier ``subset`` wrote before atomic_dir marked its outputs."""
+    try:
+        return "selection" in json.loads((path / "stats.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return False
+
+
 def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | None = None,
                    exclude: str | Path | None = None, first: int | None = None, last: int | None = None,
                    words: int | None = None) -> dict:
@@ -176,7 +184,7 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
 
     from punct.datadir import validate_datadir
     from punct.errors import PunctError
-    from punct.fsutil import atomic_dir, atomic_write, mark_done
+    from punct.fsutil import atomic_dir, atomic_write, check_replaceable, mark_done
 
     d, out = Path(data), Path(out)
     if out.resolve() == d.resolve():
@@ -186,6 +194,8 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
     for name, n in (("--first", first), ("--last", last), ("--words", words)):
         if n is not None and n < 1:
             raise PunctError(f"{name} must be at least 1, got {n}")
+    check_replaceable(out, _made_by_subset)
+    validate_datadir(d, require_labels=False)  # a bad line is told by its place in the source, not in the cut copy
     cutter = _Cutter(d)
     text = cutter.rows["text"]
     utts = list(text)
@@ -214,7 +224,7 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
         raise PunctError("no utterance is left by these options", d)
     members = set(utts)
     labelled = "labels" in cutter.rows
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, ours=_made_by_subset) as tmp:
         cutter.write(tmp, members)
         n = validate_datadir(tmp, require_labels=labelled)
         stats = {"utterances": len(utts), "words": n, "source": str(d),

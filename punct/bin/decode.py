@@ -116,7 +116,7 @@ def _main(args: argparse.Namespace) -> int:
             log.warning("punct.score is not available: not scoring")
         if score_labels is not None:
             ref = load_utterances(args.data)
-    with atomic_dir(args.out) as tmp:
+    with atomic_dir(args.out, ours=_a_decode) as tmp:
         write_decode(tmp, hyp)
         (tmp / "decode_stats.json").write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
         if ref is not None:
@@ -184,8 +184,19 @@ def main(argv: list[str] | None = None) -> int:
 def _locked(args: argparse.Namespace) -> int:
     from punct.fsutil import output_lock
 
+    from punct.fsutil import check_replaceable
+
+    out, data = Path(args.out).resolve(), Path(args.data).resolve()
+    if out == data or out in data.parents:
+        raise PunctError("--out would replace the data directory it decodes; choose another", args.out)
+    check_replaceable(args.out, _a_decode)  # before the decoding, not after it
     with output_lock(args.out, "a decoding"):
         return _main(args)
+
+
+def _a_decode(path: Path) -> bool:
+    """A decode directory written before atomic_dir marked its outputs."""
+    return (path / "decode_stats.json").is_file()
 
 
 if __name__ == "__main__":

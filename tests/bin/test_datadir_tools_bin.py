@@ -119,6 +119,24 @@ def test_subset_errors(tmp_path, capsys):
     assert not (tmp_path / "x").exists()  # nothing half-written
     assert main(["subset", "--words", "0", str(d), str(tmp_path / "x")]) == 1
     assert capsys.readouterr().err.strip() == "error: --words must be at least 1, got 0"
+    # an output that is someone's folder or a file is refused and left as it was
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep\n")
+    (tmp_path / "f").write_text("keep\n")
+    for target in (mine, tmp_path / "f"):
+        assert main(["subset", "--first", "1", str(d), str(target)]) == 1
+        assert capsys.readouterr().err.strip().startswith(f"error: {target}: exists and ")
+    assert (mine / "notes.txt").read_text() == (tmp_path / "f").read_text() == "keep\n" and len(list(mine.iterdir())) == 1
+    assert main(["subset", "--first", "1", str(d), str(tmp_path / "ok")]) == 0  # and its own output is redone
+    assert main(["subset", "--first", "2", str(d), str(tmp_path / "ok")]) == 0
+    assert len(read_table(tmp_path / "ok" / "text")) == 2
+    # a bad line of the source is told by its place there, not in the temporary copy
+    lines = (d / "labels").read_text().splitlines()
+    lines[1] = lines[1].rsplit(" ", 1)[0] + " EXCLAM"
+    (d / "labels").write_text("\n".join(lines) + "\n")
+    assert main(["subset", "--first", "3", str(d), str(tmp_path / "y")]) == 1
+    assert capsys.readouterr().err.strip().startswith(f"error: {d / 'labels'}:2: unknown label 'EXCLAM'")
     with pytest.raises(SystemExit):  # argparse: they exclude each other
         main(["subset", "--first", "1", "--last", "1", str(d), str(tmp_path / "x")])
 

@@ -72,6 +72,23 @@ def test_a_second_decoding_into_the_same_directory_is_refused(tiny_data, tiny_ar
     assert (out / "text.punct").read_text() == first  # the first one's output is left alone
     assert decode.main(argv) == 0  # and the lock went with its holder
 
+    # --out pointed at the data or at someone's folder: refused before decoding, nothing touched
+    before = {p.name: p.read_bytes() for p in Path(dev).iterdir() if p.is_file()}
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep\n")
+    for target, msg in ((dev, "--out would replace the data directory it decodes; choose another"),
+                        (Path(dev).parent, "--out would replace the data directory it decodes; choose another"),
+                        (mine, "exists and is not an output of this command, which would replace it whole (remove it "
+                               "or choose another output)")):
+        assert decode.main(["--model", str(exp / "best.pt"), "--data", str(dev), "--out", str(target)]) == 1
+        assert capsys.readouterr().err.strip().splitlines() == [f"error: {target}: {msg}"]
+    assert {p.name: p.read_bytes() for p in Path(dev).iterdir() if p.is_file()} == before
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    # a decode directory of before the output mark is still redone in place
+    (out / ".punct-output").unlink()
+    assert decode.main(argv) == 0 and (out / ".punct-output").is_file()
+
 
 def test_train_stop_command(tiny_data, tiny_args, tmp_path, capsys):
     import json
