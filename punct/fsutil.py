@@ -157,10 +157,11 @@ def mark_done(path: str | Path) -> None:
     m.write_text("done\n")
 
 
-def iter_lines(path: str | Path, strip_bom: bool = False) -> Iterator[tuple[int, str]]:
+def iter_lines(path: str | Path, strip_bom: bool = True) -> Iterator[tuple[int, str]]:
     """(line number, line without its line end) of a UTF-8 text file; a line that is
     not UTF-8 raises PunctError naming the file and line. ``strip_bom`` drops a byte
-    order mark at the start of the first line."""
+    order mark at the start of the first line (Windows editors write one), which would
+    otherwise stick to the first key or word."""
     from punct.errors import PunctError
 
     with open(path, "rb") as f:

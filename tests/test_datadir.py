@@ -109,3 +109,12 @@ def test_word_speakers_count_is_checked(tmp_path):
     (tmp_path / "word_speakers").write_text("a A B\nb - -\n")
     with pytest.raises(PunctError, match=r"word_speakers:1: 2 speakers for 3 words of 'a'"):
         validate_datadir(tmp_path)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_key(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "text").write_bytes(b"\xef\xbb\xbfu1 a b\r\nu2 c\r\n")  # as a Windows editor saves it
+    (d / "labels").write_bytes(b"\xef\xbb\xbfu1 O PERIOD\nu2 QUESTION\n")
+    assert [(u.id, u.texts, u.labels) for u in load_utterances(d)] == [("u1", ["a", "b"], ["O", "PERIOD"]),
+                                                                      ("u2", ["c"], ["QUESTION"])]

@@ -24,7 +24,7 @@ def read_dictionary(path: str | Path) -> dict[str, list[list[str]]]:
     path = Path(path)
     prons: dict[str, list[list[str]]] = {}
     try:
-        f = open(path, encoding="utf-8")
+        f = open(path, encoding="utf-8-sig")
     except FileNotFoundError:
         raise PunctError("pronouncing dictionary not found", path) from None
     with f:

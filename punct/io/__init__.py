@@ -93,7 +93,7 @@ def detect_format(path: str | Path, option: str = "a format option", fallback: s
     if not path.is_file():
         raise PunctError("file not found", path)
     with open(path, "rb") as f:
-        head = f.read(8192).decode("utf-8", errors="replace")
+        head = f.read(8192).decode("utf-8", errors="replace").lstrip("\ufeff")
     if not head.strip():
         raise PunctError("empty file (nothing to read)", path)
     for fmt in FORMAT_MODULES:

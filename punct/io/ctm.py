@@ -74,7 +74,7 @@ def read_segments(path: str | Path) -> dict[str, tuple[str, float, float]]:
     if not path.is_file():
         raise PunctError("file not found", path)
     out: dict[str, tuple[str, float, float]] = {}
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:
         for lineno, line in enumerate(f, 1):
             fl = line.split()
             if not fl:
@@ -94,7 +94,7 @@ def read_segments(path: str | Path) -> dict[str, tuple[str, float, float]]:
 def read_utt2spk(path: str | Path) -> dict[str, str]:
     path = Path(path)
     out = {}
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:
         for lineno, line in enumerate(f, 1):
             fl = line.split()
             if not fl:

@@ -228,3 +228,15 @@ def test_real_earnings21_ctm(corpus_dir, tmp_path, system):
     ctm.write([u], tmp_path / "sorted.ctm", marks=False, sort=True)
     key = lambda line: (line.split()[0], line.split()[1], float(line.split()[2]))  # noqa: E731
     assert (tmp_path / "sorted.ctm").read_text().splitlines() == sorted(lines, key=key)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_recording(tmp_path):
+    p = tmp_path / "bom"  # no extension: the format is told by the content, past the mark
+    p.write_bytes(b"\xef\xbb\xbfrec1 1 0.00 0.30 so\nrec1 1 0.40 0.20 we\nrec1 1 0.70 0.20 go\n")
+    assert detect_format(p) == "ctm"
+    utts = ctm.read(p)
+    assert [(u.recording or u.id, [w.text for w in u.words]) for u in utts] == [("rec1", ["so", "we", "go"])]
+    seg = tmp_path / "segments"  # a Kaldi CTM of utterances, with its segments file
+    seg.write_bytes(b"\xef\xbb\xbfu1 rec1 2.00 5.00\n")
+    p.write_bytes(b"\xef\xbb\xbfu1 1 0.00 0.30 so\n")
+    assert [(u.id, u.words[0].start) for u in ctm.read(p, segments=seg)] == [("u1", 2.0)]
