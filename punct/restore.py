@@ -184,6 +184,8 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
 
     if window < 2:
         raise ValueError("window must be at least 2 words")
+    if batch_size < 1:  # none would ever be taken: a loop without end
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     its = [iter(s) for s in sources]
     bufs: list[list[int]] = [[] for _ in its]
     exhausted = [False] * len(its)
@@ -221,6 +223,8 @@ class Restorer:
     """A loaded model and how to feed it: ``Restorer.load(path).restore(utts)``."""
 
     def __init__(self, model, vocab, window: int = 200, batch_size: int = 32):
+        if window < 2 or batch_size < 1:
+            raise ValueError(f"window must be at least 2 words and batch_size at least 1, got {window} and {batch_size}")
         self.model = model
         self.vocab = vocab
         self.window = window
@@ -242,8 +246,8 @@ class Restorer:
         path = resolve_model(model_path)
         model, vocab, ck = load_model(path)
         tc = ck.get("train_config", {}) or {}
-        return cls(model, vocab, window=window or decode_window_of(tc),
-                   batch_size=batch_size or min(int(tc.get("batch_size", 32)), 64))
+        return cls(model, vocab, window=decode_window_of(tc) if window is None else window,
+                   batch_size=min(int(tc.get("batch_size", 32)), 64) if batch_size is None else batch_size)
 
     def model_tokens(self, w: Word) -> list[str]:
         """The model's tokens of one input word (see the module docstring)."""

@@ -20,13 +20,13 @@ import shutil
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 
 log = logging.getLogger("punct.bin.align")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.align", description=__doc__.splitlines()[0],
+    p = ArgumentParser(prog="punct.bin.align", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
     p.add_argument("--data", help="data directory: wav.scp, text, optional segments")
     p.add_argument("--out-dir", help="output directory (a job's part, or the merged result with --merge)")

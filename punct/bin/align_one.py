@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 
 log = logging.getLogger("punct.bin.align_one")
 
@@ -28,7 +28,7 @@ _ALNUM_RE = re.compile(r"[^\W_]")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct align", description=__doc__.splitlines()[0],
+    p = ArgumentParser(prog="punct align", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
     p.add_argument("audio", help="the recording (any format soundfile reads)")
     p.add_argument("transcript", help="its transcript, a UTF-8 text file (punctuation and capitals allowed)")

@@ -21,14 +21,14 @@ import shutil
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.bin.wer import score_wer
 
 log = logging.getLogger("punct.bin.asr_decode")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.asr_decode", description=__doc__.splitlines()[0],
+    p = ArgumentParser(prog="punct.bin.asr_decode", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
     p.add_argument("--data", required=True, help="data directory: wav.scp, optional segments and text")
     p.add_argument("--out-dir", required=True, help="output directory (a job's part, or the merged result with --merge)")

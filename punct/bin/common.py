@@ -34,6 +34,30 @@ def setup_logging(verbose: bool = False) -> None:
         root.setLevel(logging.DEBUG if verbose else logging.INFO)
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser with punct's one-line error: ``error: MESSAGE (see PROG --help)`` on
+    stderr and exit status 2, instead of the usage block and ``PROG: error: MESSAGE``."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type``: an integer of at least ``minimum`` (a count of words, threads, ...)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
 def require_inputs(paths: Iterable[str | Path], what: str = "input") -> None:
     """Raise a PunctError naming the first path that does not exist."""
     for p in paths:

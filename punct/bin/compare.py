@@ -18,7 +18,7 @@ import json
 import logging
 import sys
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.bin.score import add_input_options, add_significance_options
 
 log = logging.getLogger("punct.bin.compare")
@@ -27,7 +27,7 @@ log = logging.getLogger("punct.bin.compare")
 def build_parser() -> argparse.ArgumentParser:
     from punct import significance as sig
 
-    p = argparse.ArgumentParser(prog="punct compare", description=__doc__.split("\n\n")[0],
+    p = ArgumentParser(prog="punct compare", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_options(p, {"hyp_a": "hypothesis A: data directory (e.g. a decode output), file or folder of files",
                           "hyp_b": "hypothesis B, over the same words as A"})

@@ -43,7 +43,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 
 log = logging.getLogger("punct.bin.datadir_tools")
 
@@ -381,7 +381,7 @@ def move_tree_files(parts: Sequence[Path], sub: str, out: Path) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.datadir_tools", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="punct.bin.datadir_tools", description=__doc__.splitlines()[0])
     add_common(p)
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("split", help="split a data directory into DIR/splitN/1..N")

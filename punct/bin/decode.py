@@ -21,7 +21,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, at_least, add_common, require_inputs, run
 from punct.errors import PunctError
 
 log = logging.getLogger("punct.bin.decode")
@@ -31,7 +31,7 @@ BIAS_STEP, BIAS_LIMIT = 0.1, 2.0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.decode", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="punct.bin.decode", description=__doc__.splitlines()[0])
     p.add_argument("--model", required=True, action="append",
                    help="model file (best.pt / checkpoint.pt); given more than once, the models decode as an "
                         "ensemble: each word takes the label of the mean of their posteriors")
@@ -53,9 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "--weights-from reads it")
     p.add_argument("--data", required=True, help="data directory to punctuate (text; labels optional)")
     p.add_argument("--out", required=True, help="output directory (replaced atomically)")
-    p.add_argument("--window", type=int, default=None, help="words per decoding window (default: training slice length)")
-    p.add_argument("--batch-size", type=int, default=None, help="windows per batch (default: training batch size)")
-    p.add_argument("--threads", type=int, default=2, help="torch threads")
+    p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: training slice length)")
+    p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (default: training batch size)")
+    p.add_argument("--threads", type=at_least(1), default=2, help="torch threads")
     p.add_argument("--no-score", action="store_true", help="do not score against the data directory's labels")
     add_common(p)
     return p

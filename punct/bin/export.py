@@ -17,7 +17,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.errors import PunctError
 
 log = logging.getLogger("punct.bin.export")
@@ -27,7 +27,7 @@ TRAINING_ONLY = ("optimizer", "progress", "rng")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.export", description=__doc__.splitlines()[0],
+    p = ArgumentParser(prog="punct.bin.export", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
     p.add_argument("--model", required=True, help="trained model (best.pt)")
     p.add_argument("--out", required=True, help="output file, e.g. models/default.pt")

@@ -19,7 +19,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.bin.joint_tune import add_model_args, load_joint_config
 from punct.errors import PunctError
 
@@ -27,7 +27,7 @@ log = logging.getLogger("punct.bin.joint_decode")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.joint_decode", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="punct.bin.joint_decode", description=__doc__.splitlines()[0])
     add_model_args(p)
     p.add_argument("--config", required=True, help="the decision's parameters (conf/joint.yaml, or one punct.bin.joint_tune wrote)")
     p.add_argument("--stage", type=int, choices=(1, 2), default=2, help="1: hard boundaries only; 2: and soft ones (default)")

@@ -16,7 +16,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, at_least, add_common, require_inputs, run
 
 log = logging.getLogger("punct.bin.joint_tune")
 
@@ -25,7 +25,7 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     """The two models of the joint decision and torch's threads (shared with punct.bin.joint_decode)."""
     p.add_argument("--lexical", required=True, help="the lexical model (a best.pt): boundaries' posterior and mark types")
     p.add_argument("--acoustic", required=True, help="the acoustic model (che_pause or che_ppe best.pt)")
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--threads", type=at_least(1), default=1, help="torch threads")
 
 
 def load_joint_config(args: argparse.Namespace):
@@ -42,7 +42,7 @@ def load_joint_config(args: argparse.Namespace):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.joint_tune", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="punct.bin.joint_tune", description=__doc__.splitlines()[0])
     add_model_args(p)
     p.add_argument("--dev", required=True, help="tuning data directory (text, labels, features)")
     p.add_argument("--train", required=True, help="training data directory: its labels give the expected sentence length")

@@ -17,13 +17,13 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 
 log = logging.getLogger("punct.bin.pause_feats")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.pause_feats", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="punct.bin.pause_feats", description=__doc__.splitlines()[0])
     p.add_argument("--data", required=True, help="data directory with text and word_times")
     p.add_argument("--name", default="pause", help="feature set name: DIR/NAME.{ark,scp,names} (default: pause)")
     p.add_argument("--cap", type=float, default=None, help="longest pause in seconds (default: punct.prosody.pause.PAUSE_CAP)")

@@ -21,7 +21,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 
 log = logging.getLogger("punct.bin.prosody_feats")
 
@@ -29,7 +29,7 @@ FEATURE_SET = "prosody"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.prosody_feats", description=__doc__.splitlines()[0],
+    p = ArgumentParser(prog="punct.bin.prosody_feats", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
     p.add_argument("--data", required=True, help="data directory: wav.scp, text, word_times (segments, utt2spk)")
     p.add_argument("--out-dir", required=True, help="output directory (a job's part, or the stage's directory with --merge)")

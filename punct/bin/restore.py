@@ -22,14 +22,14 @@ import argparse
 import logging
 import sys
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, at_least, add_common, require_inputs, run
 from punct.errors import PunctError
 
 _OUTPUT_FORMATS = ("text", "ctm", "textgrid", "json", "srt", "vtt", "datadir")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct restore", description=__doc__.splitlines()[0],
+    p = ArgumentParser(prog="punct restore", description=__doc__.splitlines()[0],
                                 epilog="\n".join(__doc__.splitlines()[1:]), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT", help="ASR output: a file or a data directory; - reads standard input "
                                                   "(its format told by its content unless --input-format)")
@@ -58,9 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "cut into the segments); the output has the segments' utterances")
     p.add_argument("--speaker-breaks", action="store_true",
                    help="a change of speaker within an utterance ends the sentence (and splits the decoding stream)")
-    p.add_argument("--window", type=int, default=None, help="words per decoding window (default: the model's training slice)")
-    p.add_argument("--batch-size", type=int, default=None, help="windows per batch (several streams)")
-    p.add_argument("--threads", type=int, default=1,
+    p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: the model's training slice)")
+    p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (several streams)")
+    p.add_argument("--threads", type=at_least(1), default=1,
                    help="torch threads (default 1: a stream is decoded one window at a time, too little work to share)")
     add_common(p)
     return p

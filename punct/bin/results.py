@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from punct.bin.common import add_common, run
+from punct.bin.common import ArgumentParser, add_common, run
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
 from punct.labels import MARK_LABELS, mark_of
@@ -446,7 +446,7 @@ def render_targets(rows: list[dict[str, Any]], test_set: str = "test2011", margi
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.results", description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(prog="punct.bin.results", description=__doc__.split("\n\n")[0])
     p.add_argument("--exp", default="exp", help="experiment root (default: exp)")
     p.add_argument("--out", default="RESULTS.md", help="output Markdown file")
     p.add_argument("--data", default="data", help="data root: label statistics of its prepared sets (default: data)")

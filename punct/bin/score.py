@@ -21,7 +21,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 
 log = logging.getLogger("punct.bin.score")
 
@@ -29,7 +29,7 @@ log = logging.getLogger("punct.bin.score")
 def build_parser() -> argparse.ArgumentParser:
     from punct.io import format_names
 
-    p = argparse.ArgumentParser(prog="punct score", description=__doc__.split("\n\n")[0],
+    p = ArgumentParser(prog="punct score", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="formats: " + ", ".join(["datadir", *format_names()]))
     add_input_options(p, {"hyp": "hypothesis: data directory (e.g. a decode output), file or folder of files"})

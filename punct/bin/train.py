@@ -27,12 +27,12 @@ import shlex
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.errors import PunctError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.train", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="punct.bin.train", description=__doc__.splitlines()[0])
     p.add_argument("--config", help="YAML training config (conf/*.yaml); required unless --stop")
     p.add_argument("--train", help="training data directory (text + labels); required unless --stop")
     p.add_argument("--valid", help="validation data directory (text + labels); required unless --stop")

@@ -18,13 +18,13 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 
 log = logging.getLogger("punct.bin.transfer")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.transfer", description=__doc__.splitlines()[0],
+    p = ArgumentParser(prog="punct.bin.transfer", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
     p.add_argument("--ref", required=True, help="reference data directory (text, labels)")
     p.add_argument("--hyp", required=True, help="hypothesis data directory (text, word_times); gets labels")

@@ -20,14 +20,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.errors import PunctError
 
 log = logging.getLogger("punct.bin.wer")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="punct.bin.wer", description=__doc__.splitlines()[0],
+    p = ArgumentParser(prog="punct.bin.wer", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
     p.add_argument("--ref", required=True, help="reference data directory (text)")
     p.add_argument("--hyp", required=True, help="hypothesis data directory (text and word_times, or ctm)")

@@ -67,6 +67,8 @@ def run_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 
     arrays (the softmax of the window that accepted each word) when ``probs``, else None."""
     if window < 2:
         raise ValueError("window must be at least 2 words")
+    if batch_size < 1:  # none would ever be taken: a loop without end
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     import numpy as np
 
     if inputs is None:
@@ -387,6 +389,8 @@ def weight_grid(n: int, step: float) -> list[tuple[float, ...]]:
     member a positive weight."""
     import itertools
 
+    if not 0 < step <= 1:  # also NaN
+        raise PunctError(f"the weight step must be above 0 and at most 1, got {step}")
     k = round(1 / step)
     if k < n or abs(k * step - 1) > 1e-9:
         raise PunctError(f"a weight step of {step} cannot give {n} members positive weights summing to 1 "

@@ -42,7 +42,7 @@ from pathlib import Path
 if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONPATH: the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
@@ -159,7 +159,7 @@ def build_set(out: Path, name: str, utts: list[Utterance], extra: dict, force: b
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="recipes/earnings/prepare.py", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="recipes/earnings/prepare.py", description=__doc__.splitlines()[0])
     p.add_argument("--corpus-dir", required=True, help="folder holding earnings21/ and earnings22/")
     p.add_argument("--out-dir", required=True, help="data/earnings")
     p.add_argument("--ted-dir", default=None, help="a TED data directory from recipes/iwslt2011/prepare.py (omit: no ted sets)")

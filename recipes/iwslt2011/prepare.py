@@ -29,7 +29,7 @@ from typing import Iterable, Iterator
 if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONPATH: the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
@@ -308,7 +308,7 @@ def _bool(s: str) -> bool:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="prepare.py",
         description="Prepare IWSLT2011 (test2011, dev2012) and TED training talks as punct data directories.",
     )

@@ -30,7 +30,7 @@ from pathlib import Path
 if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONPATH: the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from punct.bin.common import add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.datadir import spk2utt_from_utt2spk, validate_datadir, write_table
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, is_done, iter_lines, mark_done
@@ -116,7 +116,7 @@ def write_set(out: Path, clips: list[tuple[str, list[Word]]], wav_dir: Path) -> 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--corpus-dir", required=True, help="the shared corpora (holding ljspeech/)")
     p.add_argument("--out-dir", required=True, help="where the data directories go (data/ljspeech)")
     p.add_argument("--splits", default="train:0.8,dev:0.1,test:0.1", help="sets and their shares, in corpus order")

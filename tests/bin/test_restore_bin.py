@@ -149,3 +149,25 @@ def test_a_timed_output_of_untimed_words_is_refused_before_decoding(tmp_path, mo
         assert len(err) == 1 and err[0].startswith(f"error: {src}: word 1 ('so') of words has no times"), err
         assert not (tmp_path / out).exists()
     assert restore.main(["--model", str(model_path), str(src), "-o", str(tmp_path / "o.json")]) == 0
+
+
+@pytest.mark.parametrize("option,message", [
+    (["--window", "1"], "argument --window: must be at least 2, got 1"),
+    (["--batch-size", "-1"], "argument --batch-size: must be at least 1, got -1"),  # looped for ever before
+    (["--threads", "0"], "argument --threads: must be at least 1, got 0"),
+    (["--threads", "two"], "argument --threads: expected an integer, got 'two'"),
+    (["--output-format", "bogus"], "argument --output-format: invalid choice: 'bogus'"),
+])
+def test_bad_options_are_one_line_errors(option, message, ctm, model_path):
+    r = subprocess.run([sys.executable, "-m", "punct.cli", "restore", str(ctm), "--model", str(model_path), *option],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {message}") and lines[0].endswith("(see punct restore --help)")
+
+
+def test_the_library_refuses_an_empty_batch(model_path):
+    from punct.restore import Restorer
+
+    with pytest.raises(ValueError, match="batch_size at least 1, got 200 and 0"):
+        Restorer.load(model_path, window=200, batch_size=0)
