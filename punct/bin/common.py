@@ -90,6 +90,10 @@ def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, pro
     except FileNotFoundError as e:
         print(f"error: {e.filename}: file not found", file=sys.stderr)
         return 1
+    except OSError as e:  # a directory where a file belongs and the reverse, no permission, a full disk
+        where = f"{e.filename}: " if e.filename is not None else ""
+        print(f"error: {where}{(e.strerror or str(e)).lower()}", file=sys.stderr)
+        return 1
     except UnicodeDecodeError as e:
         print(f"error: input is not valid UTF-8: {e.reason} at byte {e.start}", file=sys.stderr)
         return 1

@@ -66,6 +66,10 @@ def _main(args: argparse.Namespace) -> int:
     ref, hyp = Path(args.ref), Path(args.hyp)
     require_inputs([ref, hyp], "data directory")
     require_inputs([ref / "text", ref / "labels", hyp / "text"])
+    if args.report and Path(args.report).is_dir():  # found before HYP/labels is written, not after
+        from punct.errors import PunctError
+
+        raise PunctError("--report is a directory; give the report's file name", args.report)
     if is_done(hyp / "labels") and (hyp / "labels").is_file() and not args.force:
         log.info("%s/labels is finished; skipping (--force to redo)", hyp)
         return 0

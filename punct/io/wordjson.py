@@ -166,10 +166,14 @@ def _from_punct(doc: dict, path: Path) -> list[Utterance]:
         raise PunctError("'utterances' is not a list", path)
     utts = []
     marks = {v: k for k, v in LABEL_TO_MARK.items()}
+    seen: dict[str, int] = {}
     for i, u in enumerate(doc["utterances"]):
         where = f"utterances[{i}]"
         if not isinstance(u, dict) or not isinstance(u.get("id"), str) or not isinstance(u.get("words"), list):
             raise PunctError(f"{where}: expected an object with 'id' and 'words'", path)
+        if u["id"] in seen:
+            raise PunctError(f"{where}: utterance id {u['id']!r} again (first in utterances[{seen[u['id']]}])", path)
+        seen[u["id"]] = i
         words: list[Word] = []
         for k, it in enumerate(u["words"]):
             w_where = f"{where}.words[{k}]"
@@ -178,6 +182,8 @@ def _from_punct(doc: dict, path: Path) -> list[Utterance]:
             mark = it.get("mark", "")
             if not isinstance(mark, str):
                 raise PunctError(f"{w_where}: 'mark' is not a string", path)
+            if any(c.isalnum() for c in mark):  # a word or a label name where a written mark belongs
+                raise PunctError(f"{w_where}: 'mark' {mark!r} is not punctuation (write ',' '.' '?' or '')", path)
             label = marks.get(mark)
             if label is None:
                 label = map_mark(mark)

@@ -93,7 +93,10 @@ def test_stages(datadir, caplog):
     # speaker z-scores: voiced words' mean pitch is centred near 0
     assert abs(allf[voiced, names.index("pitch_mean")].mean()) < 0.6
 
-    # stage 5
+    # stage 5; a directory given as the report is refused before HYP/labels is written
+    (exp / "a_dir").mkdir()
+    assert transfer.main(["--ref", str(d), "--hyp", str(hyp), "--report", str(exp / "a_dir")]) == 1
+    assert not (hyp / "labels").exists()
     assert transfer.main(["--ref", str(d), "--hyp", str(hyp), "--report", str(exp / "transfer.json")]) == 0
     validate_datadir(hyp, require_labels=True)
     stats = json.loads((exp / "transfer.json").read_text())

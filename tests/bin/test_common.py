@@ -24,3 +24,37 @@ def test_the_users_setting_wins(monkeypatch):
     args = argparse.Namespace(verbose=False)
     assert run(_seen, args, prog="t") == 0
     assert args.seen == "ACTIVE"
+
+
+def test_system_errors_are_one_line_naming_the_path(tmp_path, capsys):
+    (tmp_path / "f").write_text("x\n")
+
+    def make_dir_over_a_file(args):
+        (tmp_path / "f").mkdir()
+
+    def read_a_directory(args):
+        tmp_path.read_text()
+
+    def disk_full(args):
+        raise OSError(28, "No space left on device")
+
+    args = argparse.Namespace(verbose=False)
+    for func, line in ((make_dir_over_a_file, f"error: {tmp_path / 'f'}: file exists"),
+                       (read_a_directory, f"error: {tmp_path}: is a directory"),
+                       (disk_full, "error: no space left on device")):
+        assert run(func, args, prog="t") == 1
+        assert capsys.readouterr().err.strip().splitlines() == [line]
+
+
+def test_a_mistyped_option_is_one_line(capsys):
+    import pytest
+
+    from punct.bin.common import ArgumentParser, at_least
+
+    p = ArgumentParser(prog="punct t")
+    p.add_argument("--n", type=at_least(3))
+    for argv, msg in ((["--n", "2"], "argument --n: must be at least 3, got 2"), (["--m"], "unrecognized arguments: --m")):
+        with pytest.raises(SystemExit) as e:
+            p.parse_args(argv)
+        assert e.value.code == 2
+        assert capsys.readouterr().err.splitlines() == [f"error: {msg} (see punct t --help)"]

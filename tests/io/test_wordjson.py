@@ -67,6 +67,11 @@ def test_whisper_spaces_marks_and_missing_times(tmp_path):
     ({"foo": 1}, "unknown JSON layout (foo)"),
     ({"format": "other", "utterances": []}, "unknown format 'other'"),
     ({"utterances": [{"id": "u", "words": [{"text": "two words"}]}]}, "holds white space"),
+    ({"utterances": [{"id": "u", "words": [{"text": "a"}]}, {"id": "u", "words": [{"text": "b"}]}]},
+     "utterances[1]: utterance id 'u' again (first in utterances[0])"),
+    ({"utterances": [{"id": "u", "words": [{"text": "a", "mark": "xyz"}]}]},
+     "utterances[0].words[0]: 'mark' 'xyz' is not punctuation"),
+    ({"utterances": [{"id": "u", "words": [{"text": "a", "mark": "COMMA"}]}]}, "'mark' 'COMMA' is not punctuation"),
 ])
 def test_errors(tmp_path, doc, msg):
     with pytest.raises(PunctError) as e:
