@@ -221,6 +221,20 @@ def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
             if other != keys:
                 extra = sorted(other - keys)[:1] or sorted(keys - other)[:1]
                 raise PunctError(f"key set differs from text (e.g. {extra[0]!r})", f)
+    if (path / "segments").is_file():  # <utt> <recording> <start> <end>, each recording in wav.scp
+        from punct.audio import read_segments, read_wav_scp
+
+        segs = read_segments(path / "segments")
+        if (path / "wav.scp").is_file():
+            wav = read_wav_scp(path / "wav.scp")
+            lost = sorted(s.utt for s in segs.values() if s.recording not in wav)
+            if lost:
+                raise PunctError(f"recording {segs[lost[0]].recording!r} of utterance {lost[0]!r} has no wav.scp "
+                                 f"entry ({len(lost)} such)", path / "segments")
+    if (path / "utt2spk").is_file():
+        for k, v, n in read_table(path / "utt2spk"):
+            if len(v) != 1:
+                raise PunctError(f"expected '<utterance> <speaker>', got {len(v) + 1} fields", path / "utt2spk", n)
     if (path / "spk2utt").is_file() and (path / "utt2spk").is_file():
         u2s = {k: v[0] for k, v, _ in read_table(path / "utt2spk")}
         s2u = {k: v for k, v, _ in read_table(path / "spk2utt")}

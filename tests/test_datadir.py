@@ -118,3 +118,20 @@ def test_a_byte_order_mark_is_not_part_of_the_first_key(tmp_path):
     (d / "labels").write_bytes(b"\xef\xbb\xbfu1 O PERIOD\nu2 QUESTION\n")
     assert [(u.id, u.texts, u.labels) for u in load_utterances(d)] == [("u1", ["a", "b"], ["O", "PERIOD"]),
                                                                       ("u2", ["c"], ["QUESTION"])]
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("segments", "a r1 0 5\nb r1 abc 3\n", r"segments:2: bad times 'abc' '3'"),
+    ("segments", "a r1 0 5\nb r1 4 -3\n", r"segments:2: bad segment times 4.0 -3.0"),
+    ("segments", "a r1 0 5\nb r1 4\n", r"segments:2: expected '<utt> <recording> <start> <end>', got 3 fields"),
+    ("segments", "a r1 0 5\nb r2 4 -1\n", r"segments: recording 'r2' of utterance 'b' has no wav.scp entry"),
+    ("utt2spk", "a s1\nb s1 s2\n", r"utt2spk:2: expected '<utterance> <speaker>', got 3 fields"),
+])
+def test_segments_and_utt2spk_lines_are_checked(tmp_path, name, content, message):
+    write_datadir(tmp_path, _utts())
+    (tmp_path / "wav.scp").write_text("r1 /audio/r1.wav\n")
+    (tmp_path / "segments").write_text("a r1 0 5\nb r1 5 -1\n")  # end -1: to the end of the recording
+    validate_datadir(tmp_path)
+    (tmp_path / name).write_text(content)
+    with pytest.raises(PunctError, match=message):
+        validate_datadir(tmp_path)
