@@ -90,7 +90,6 @@ def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = N
     from punct.datadir import load_utterances
     from punct.score import score_utterances
 
-    out.mkdir(parents=True, exist_ok=True)
     ref = load_utterances(ref_dir, require_labels=False)
     hyp = load_utterances(hyp_dir, require_labels=False)
     if only is not None:
@@ -99,6 +98,20 @@ def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = N
             raise PunctError(f"utterance {missing[0]} is not in the reference", ref_dir / "text")
         ref = [u for u in ref if u.id in only]
         hyp = [u for u in hyp if u.id in only]
+    # everything is checked before OUT is touched
+    extra = sorted({u.id for u in hyp} - {u.id for u in ref})
+    if extra:
+        raise PunctError(f"utterance {extra[0]!r} is not in the reference {ref_dir / 'text'} ({len(extra)} such)",
+                         hyp_dir / "text")
+    own_ctm = (hyp_dir / "ctm").is_file() and only is None
+    if not own_ctm:
+        untimed = next(((u, i) for u in hyp for i, w in enumerate(u.words) if w.start is None or w.end is None), None)
+        if untimed is not None:
+            u, i = untimed
+            raise PunctError(f"word {i + 1} ({u.words[i].text!r}) of {u.id} has no times: sclite needs word_times "
+                             "or the recognizer's ctm", hyp_dir / ("word_times" if (hyp_dir / "word_times").is_file()
+                                                                   else "text"))
+    out.mkdir(parents=True, exist_ok=True)
     report = score_utterances(ref, hyp)
     st = report.transfer
     result = {"punct_score": None if st is None else {
@@ -107,7 +120,7 @@ def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = N
     write_stm(ref_dir, out / "ref.stm", only)
     from punct.io import ctm
 
-    if (hyp_dir / "ctm").is_file() and only is None:
+    if own_ctm:
         # the recognizer's own CTM (its times and confidences, at absolute times through the
         # directory's segments), marks stripped and in the start-time order sclite wants
         ctm.write(ctm.read_datadir(hyp_dir), out / "hyp.ctm", marks=False, sort=True)

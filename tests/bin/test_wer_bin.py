@@ -92,3 +92,16 @@ def test_recognizer_ctm_goes_to_sclite_sorted_and_unpunctuated(dirs):
                      "call-b 1 0.50 0.40 you 0.90",
                      "call-b 1 1.00 0.40 very",
                      "call-b 1 1.50 0.40 much 0.70"]
+
+
+def test_hypothesis_errors_are_found_before_the_output_is_touched(tmp_path, capsys):
+    ref = _datadir(tmp_path / "ref", REF, False)
+    extra = _datadir(tmp_path / "extra", {**HYP, "call-c": "one more"}, True)
+    untimed = _datadir(tmp_path / "untimed", HYP, False)
+    for hyp, line in ((extra, f"error: {extra / 'text'}: utterance 'call-c' is not in the reference {ref / 'text'} (1 such)"),
+                      (untimed, f"error: {untimed / 'text'}: word 1 ('so') of call-a has no times: sclite needs "
+                                "word_times or the recognizer's ctm")):
+        out = tmp_path / f"out_{hyp.name}"
+        assert wer.main(["--ref", str(ref), "--hyp", str(hyp), "--out-dir", str(out)]) == 1
+        assert capsys.readouterr().err.strip().splitlines() == [line]
+        assert not out.exists()
