@@ -395,6 +395,12 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
             hyp_words, locs = spoken([by_id.get(u.id, Utterance(u.id))])
             pairs.append((u.id, _marks_on_speech(u.words), hyp_words, locs))
     else:
+        shared = set(hyp_ids) & set(ref_ids)
+        if shared and len(ref_ids) > 1 and len(hyp_ids) > 1:  # pairs by id, but not all of them: a mismatch
+            extra = sorted(set(hyp_ids) - set(ref_ids))
+            raise PunctError(f"hypothesis utterance {extra[0]!r} has no reference utterance ({len(extra)} such; "
+                             f"{len(shared)} ids match): utterances, or a folder's files, pair by id or name"
+                             if extra else "an utterance id is repeated: utterances pair by id")
         if len(ref_utts) > 1 or len(hyp_utts) > 1:
             log.info("utterance ids differ (%d reference, %d hypothesis utterances): aligning all words as one stream",
                      len(ref_utts), len(hyp_utts))

@@ -217,3 +217,19 @@ def test_non_speech_tokens_are_neither_slots_nor_words():
     # all words as one stream (utterance ids differ): the same slots
     one = score_utterances(ref, [Utterance("other", hyp[0].words)])
     assert one.slots == 5 and one.transfer.wer == 0.0
+
+
+def test_utterances_that_pair_by_id_only_in_part_are_refused():
+    from punct.errors import PunctError
+    from punct.score import aligned_slots
+
+    def utt(uid, *words):
+        return Utterance(uid, [Word(w) for w in words])
+
+    ref = [utt("a", "so", "we"), utt("b", "grew", "fast")]
+    # a folder of calls against another with one call missing and one extra: not one stream
+    with pytest.raises(PunctError, match=r"hypothesis utterance 'c' has no reference utterance \(1 such; 1 ids match\)"):
+        aligned_slots(ref, [utt("a", "so", "we"), utt("c", "grew", "fast")])
+    # no id in common: all words as one stream, as before; a subset of the ids: paired
+    assert len(aligned_slots(ref, [utt("x", "so", "we"), utt("y", "grew", "fast")])[0]) == 1
+    assert len(aligned_slots(ref, [utt("b", "grew", "fast")])[0]) == 2
