@@ -59,12 +59,15 @@ def at_least(minimum: int) -> Callable[[str], int]:
 
 
 def require_inputs(paths: Iterable[str | Path], what: str = "input") -> None:
-    """Raise a PunctError naming the first path that does not exist."""
+    """Raise a PunctError naming the first path that does not exist (or, when ``what`` is a
+    kind of directory, is not one)."""
     for p in paths:
         if p is None:
             continue
         if not Path(p).exists():
             raise PunctError(f"{what} not found", p)
+        if what.endswith("directory") and not Path(p).is_dir():
+            raise PunctError(f"is a file, not a {what}", p)
 
 
 #: OpenMP threads that wait for work sleep instead of spinning (the user's setting wins).

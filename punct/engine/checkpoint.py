@@ -34,11 +34,17 @@ def load(path: str | Path) -> dict[str, Any]:
     """Read a checkpoint written by ``save`` onto the CPU."""
     path = Path(path)
     if not path.is_file():
-        raise PunctError("model file not found", path)
+        raise PunctError("model file not found" if not path.exists() else "is a directory, not a model file", path)
+    if path.stat().st_size == 0:
+        raise PunctError("empty file, not a model (an interrupted copy?)", path)
     try:
         ck = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises several types for a corrupt file
-        raise PunctError(f"cannot read checkpoint: {e}", path) from None
+    except Exception as e:  # torch raises several types for a corrupt file, some over several lines
+        lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+        if lines and lines[0].startswith("Weights only load failed"):  # torch's advice; the reason is inside
+            lines = [x for x in lines if not x.startswith(("Weights only", "Please file", "Check the doc"))] or lines
+        why = lines[0][:200] if lines else type(e).__name__
+        raise PunctError(f"not a readable model file (torch.load: {why})", path) from None
     if not isinstance(ck, dict) or ck.get("format") != FORMAT:
         raise PunctError(f"not a punct checkpoint (expected format {FORMAT})", path)
     if tuple(ck.get("labels", ())) != LABELS:

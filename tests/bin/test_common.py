@@ -58,3 +58,15 @@ def test_a_mistyped_option_is_one_line(capsys):
             p.parse_args(argv)
         assert e.value.code == 2
         assert capsys.readouterr().err.splitlines() == [f"error: {msg} (see punct t --help)"]
+
+
+def test_a_file_given_for_a_directory_is_named_so(tmp_path):
+    import pytest
+
+    from punct.bin.common import require_inputs
+    from punct.errors import PunctError
+
+    (tmp_path / "text").write_text("a b\n")
+    require_inputs([tmp_path / "text"], "reference")  # a file is fine where any input will do
+    with pytest.raises(PunctError, match=r"text: is a file, not a data directory"):
+        require_inputs([tmp_path, tmp_path / "text"], "data directory")

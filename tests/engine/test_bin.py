@@ -32,6 +32,16 @@ def test_missing_inputs_exit_1(tiny_data, tmp_path, capsys):
     assert rc == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {tmp_path / 'none.pt'}: model file not found"]
+    # not a model: an empty file, a text file, random bytes, a directory; one line each
+    (tmp_path / "empty.pt").write_bytes(b"")
+    (tmp_path / "random.pt").write_bytes(bytes(range(256)) * 8)
+    for model, msg in ((tmp_path / "empty.pt", "empty file, not a model (an interrupted copy?)"),
+                       (Path(dev) / "text", "not a readable model file (torch.load: "),
+                       (tmp_path / "random.pt", "not a readable model file (torch.load: "),
+                       (tmp_path, "is a directory, not a model file")):
+        assert decode.main(["--model", str(model), "--data", str(dev), "--out", str(tmp_path / "o")]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: {model}: {msg}"), err
 
 
 def test_train_then_decode(tiny_data, tiny_args, tmp_path):
