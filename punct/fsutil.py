@@ -99,19 +99,22 @@ def exclusive(path: str | Path, what: str) -> Iterator[None]:
 
     When another process holds it, raise a PunctError naming that process (host and pid,
     which the holder writes into the file) instead of waiting: ``what`` ("a training") is
-    already at work on the same outputs. The kernel drops the lock when its holder ends,
-    however it ends (SIGKILL included), so the file left behind never blocks a rerun.
+    already at work on the same outputs. The holder removes the file when the block ends;
+    the kernel drops the lock however the holder ends (SIGKILL included), so a file left
+    behind by a killed holder never blocks a rerun.
     """
     import fcntl
     import socket
 
     path = Path(path)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
+    locked = False
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
             raise PunctError(f"{what} is already running here ({holder}); wait for it to end, or stop it "
                              "(kill -TERM its pid) and rerun", path) from None
         except OSError as e:  # a file system without locks (some network mounts): go on unguarded
@@ -119,10 +122,24 @@ def exclusive(path: str | Path, what: str) -> Iterator[None]:
 
             logging.getLogger(__name__).warning("%s: cannot lock (%s); nothing keeps a second run out of this "
                                                 "directory", path, e.strerror)
+            break
+        try:  # the lock is good if the file is still the one at ``path`` (its last holder removes it)
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                locked = True
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"host {socket.gethostname()}, pid {os.getpid()}\n".encode(), 0)
         yield
     finally:
+        if locked:
+            try:
+                os.unlink(path)  # while still held, so nobody locks the removed file in between
+            except FileNotFoundError:
+                pass
         os.close(fd)  # releases the lock
 
 

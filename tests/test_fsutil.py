@@ -97,3 +97,21 @@ def test_atomic_dir_replaces_only_its_own_outputs(tmp_path):
     with atomic_dir(mine, ours=lambda p: (p / "notes.txt").is_file()) as t:
         (t / "a").write_text("4\n")
     assert sorted(p.name for p in mine.iterdir()) == [OUTPUT_MARK, "a"]
+
+
+def test_a_lock_is_removed_by_its_holder_and_taken_over_from_a_dead_one(tmp_path):
+    from punct.errors import PunctError
+    from punct.fsutil import exclusive
+
+    lock = tmp_path / ".x.lock"
+    with exclusive(lock, "a job"):
+        assert lock.read_text() == f"host {os.uname().nodename}, pid {os.getpid()}\n"
+        with pytest.raises(PunctError, match="a job is already running here"):
+            with exclusive(lock, "a job"):
+                pass
+        assert lock.is_file()  # the refused one leaves it alone
+    assert not lock.exists()
+    lock.write_text("host gone, pid 1\n")  # left by a holder that was killed
+    with exclusive(lock, "a job"):
+        assert lock.read_text().startswith(f"host {os.uname().nodename}")
+    assert not lock.exists()

@@ -115,8 +115,10 @@ def test_a_busy_experiment_directory_is_refused_before_its_log_moves(repo_root, 
         assert r.stderr.strip().endswith(f"(s.sh:2) ERROR: {lock}: a training is already running here (host "
                                          f"{os.uname().nodename}, pid {os.getpid()}); wait for it to end, or stop it "
                                          "(kill -TERM its pid) and rerun")
-    r = check()  # the file is left behind, the lock is gone
-    assert lock.is_file() and r.returncode == 0 and r.stdout == "free\n"
+    assert not lock.exists()  # its holder removes it
+    lock.write_text("host vm, pid 1\n")  # as a killed holder leaves it: the file, not the lock
+    r = check()
+    assert r.returncode == 0 and r.stdout == "free\n"
     # die names its caller's line too (it named its own line in log.sh before)
     script.write_text(f". {repo_root}/local/log.sh\ndie boom\n")
     assert check().stderr.strip().endswith("(s.sh:2) ERROR: boom")
