@@ -72,7 +72,7 @@ def read_segments(path: str | Path) -> dict[str, tuple[str, float, float]]:
     """Kaldi ``segments``: ``utt recording start end`` -> {utt: (recording, start, end)}."""
     path = Path(path)
     if not path.is_file():
-        raise PunctError("file not found", path)
+        raise PunctError("is a directory, not a segments file" if path.is_dir() else "file not found", path)
     out: dict[str, tuple[str, float, float]] = {}
     with open(path, encoding="utf-8-sig") as f:
         for lineno, line in enumerate(f, 1):
@@ -88,6 +88,8 @@ def read_segments(path: str | Path) -> dict[str, tuple[str, float, float]]:
             if fl[0] in out:
                 raise PunctError(f"duplicate utterance {fl[0]!r}", path, lineno)
             out[fl[0]] = (fl[1], s, e)
+    if not out:
+        raise PunctError("no segments in it (expected lines 'utterance recording start end')", path)
     return out
 
 

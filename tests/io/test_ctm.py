@@ -240,3 +240,12 @@ def test_a_byte_order_mark_is_not_part_of_the_first_recording(tmp_path):
     seg.write_bytes(b"\xef\xbb\xbfu1 rec1 2.00 5.00\n")
     p.write_bytes(b"\xef\xbb\xbfu1 1 0.00 0.30 so\n")
     assert [(u.id, u.words[0].start) for u in ctm.read(p, segments=seg)] == [("u1", 2.0)]
+
+
+def test_a_segments_file_that_is_empty_or_a_directory_is_named_so(tmp_path):
+    p = write(tmp_path, "u1 1 0.00 0.30 so\n")
+    (tmp_path / "empty").write_text("\n")
+    with pytest.raises(PunctError, match="empty: no segments in it"):
+        ctm.read(p, segments=tmp_path / "empty")
+    with pytest.raises(PunctError, match="is a directory, not a segments file"):
+        ctm.read(p, segments=tmp_path)
