@@ -20,6 +20,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Callable
 
 from punct.bin.common import ArgumentParser, at_least, add_common, require_inputs, run
 from punct.errors import PunctError
@@ -116,7 +117,7 @@ def _main(args: argparse.Namespace) -> int:
             log.warning("punct.score is not available: not scoring")
         if score_labels is not None:
             ref = load_utterances(args.data)
-    with atomic_dir(args.out, ours=_a_decode) as tmp:
+    with atomic_dir(args.out, ours=is_decode_output) as tmp:
         write_decode(tmp, hyp)
         (tmp / "decode_stats.json").write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
         if ref is not None:
@@ -178,23 +179,28 @@ def _tuned(args: argparse.Namespace, dev: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return run(_locked, args, prog="punct.bin.decode")
+    return run(guarded(_main), args, prog="punct.bin.decode")
 
 
-def _locked(args: argparse.Namespace) -> int:
-    from punct.fsutil import output_lock
+def guarded(decode_main: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``decode_main`` (this module's or joint_decode's) behind the checks of its ``--out``:
+    never the data directory or one that holds it, never a directory it did not write (checked
+    before decoding, not after), and one decoding at a time into it."""
 
-    from punct.fsutil import check_replaceable
+    def run_guarded(args: argparse.Namespace) -> int:
+        from punct.fsutil import check_replaceable, output_lock
 
-    out, data = Path(args.out).resolve(), Path(args.data).resolve()
-    if out == data or out in data.parents:
-        raise PunctError("--out would replace the data directory it decodes; choose another", args.out)
-    check_replaceable(args.out, _a_decode)  # before the decoding, not after it
-    with output_lock(args.out, "a decoding"):
-        return _main(args)
+        out, data = Path(args.out).resolve(), Path(args.data).resolve()
+        if out == data or out in data.parents:
+            raise PunctError("--out would replace the data directory it decodes; choose another", args.out)
+        check_replaceable(args.out, is_decode_output)
+        with output_lock(args.out, "a decoding"):
+            return decode_main(args)
+
+    return run_guarded
 
 
-def _a_decode(path: Path) -> bool:
+def is_decode_output(path: Path) -> bool:
     """A decode directory written before atomic_dir marked its outputs."""
     return (path / "decode_stats.json").is_file()
 

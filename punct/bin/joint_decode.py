@@ -21,7 +21,6 @@ from pathlib import Path
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.bin.joint_tune import add_model_args, load_joint_config
-from punct.errors import PunctError
 
 log = logging.getLogger("punct.bin.joint_decode")
 
@@ -44,11 +43,12 @@ def _main(args: argparse.Namespace) -> int:
     from punct.config import dump_yaml, to_dict
     from punct.engine.decode import write_decode
     from punct.engine.fusion import joint_decode
+    from punct.bin.decode import is_decode_output
     from punct.fsutil import atomic_dir
 
     stats: dict = {}
     hyp = joint_decode(args.lexical, args.acoustic, args.data, cfg, args.stage, stats=stats)
-    with atomic_dir(args.out, ours=_a_decode) as tmp:
+    with atomic_dir(args.out, ours=is_decode_output) as tmp:
         write_decode(tmp, hyp)
         (tmp / "decode_stats.json").write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
         (tmp / "joint.yaml").write_text(dump_yaml(to_dict(cfg)), encoding="utf-8")
@@ -57,26 +57,10 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from punct.bin.decode import guarded
+
     args = build_parser().parse_args(argv)
-    return run(_locked, args, prog="punct.bin.joint_decode")
-
-
-def _locked(args: argparse.Namespace) -> int:
-    from punct.fsutil import output_lock
-
-    from punct.fsutil import check_replaceable
-
-    out, data = Path(args.out).resolve(), Path(args.data).resolve()
-    if out == data or out in data.parents:
-        raise PunctError("--out would replace the data directory it decodes; choose another", args.out)
-    check_replaceable(args.out, _a_decode)  # before the decoding, not after it
-    with output_lock(args.out, "a decoding"):
-        return _main(args)
-
-
-def _a_decode(path: Path) -> bool:
-    """A decode directory written before atomic_dir marked its outputs."""
-    return (path / "decode_stats.json").is_file()
+    return run(guarded(_main), args, prog="punct.bin.joint_decode")
 
 
 if __name__ == "__main__":
