@@ -211,8 +211,18 @@ def test_tuned_weights_are_kept_and_reused_until_a_member_changes(two_models, ti
                         "--tuned-weights", str(cache)]) == 1
 
 
-def test_restore_reads_the_recipes_weights_file(two_models, tiny_data, tmp_path, capsys):
+def test_restore_reads_the_recipes_weights_file(two_models, tiny_data, tmp_path, capsys, monkeypatch):
     from punct.bin import restore as restore_bin
+    from punct.restore import EnsembleRestorer
+
+    used = []  # the weights each restore's ensemble mixes with
+    init = EnsembleRestorer.__init__
+
+    def spy(self, *a, **kw):
+        init(self, *a, **kw)
+        used.append([round(float(x), 6) for x in self.weights])
+
+    monkeypatch.setattr(EnsembleRestorer, "__init__", spy)
 
     tr, dev = tiny_data
     words = load_utterances(dev)[0].texts
@@ -228,6 +238,7 @@ def test_restore_reads_the_recipes_weights_file(two_models, tiny_data, tmp_path,
 
     by_file = restore("--weights-from", str(weights))
     assert by_file == restore("--weights", "1", "3") and by_file[0] == 0
+    assert used == [[0.25, 0.75], [0.25, 0.75]]  # the file's weights, as --weights 1 3 gives them
     stats = tmp_path / "decode_stats.json"  # an ensemble decode's stats hold the tuned weights too
     stats.write_text(json.dumps({"weights": [0.5, 0.5], "tuned_weights": {"weights": [0.25, 0.75]}}))
     assert restore("--weights-from", str(stats)) == by_file
