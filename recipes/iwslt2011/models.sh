@@ -93,8 +93,8 @@ experiments+=(
   "drnn_lwma_pre_2m_lin|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
   # the same on train_2m_sl, the talks whose sentences are as long as dev2012's (see tbrnn_2m_sl_s50_b32_f1_avg).
   # Started 2026-11-27 12:27 (one process, then two: --train-nproc 2 --train-overrides 'threads=2 precision=bf16');
-  # validation F1 53.9, 58.1, 60.5, 61.8, 62.7 after epochs 1-5 (drnn_lwma_pre_2m_lin: 55.0, 58.4, 60.2, 61.1,
-  # 62.7); it resumes from its checkpoint with the same command
+  # validation F1 53.9, 58.1, 60.5, 61.8, 62.7, 63.1, 63.3 after epochs 1-7 (drnn_lwma_pre_2m_lin: 55.0, 58.4,
+  # 60.2, 61.1, 62.7, 62.9, 62.7); it resumes from its checkpoint with the same command
   "drnn_lwma_pre_2m_sl_lin|conf/drnn_lwma_pre.yaml|train_2m_sl|lr_schedule=linear max_epochs=10 average_best=3"
   "drnn_lwma_2m_lin|conf/drnn_lwma.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3"
   # exp/ has not outlived a session on this machine (a new checkout each time), so a run must
