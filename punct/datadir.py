@@ -214,10 +214,12 @@ def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
     path = Path(path)
     utts = load_utterances(path, require_labels=require_labels)
     keys = {u.id for u in utts}
+    tables = {}
     for name in UTT_FILES:
         f = path / name
         if f.is_file():
-            other = {k for k, _, _ in read_table(f)}
+            tables[name] = read_table(f)
+            other = {k for k, _, _ in tables[name]}
             if other != keys:
                 extra = sorted(other - keys)[:1] or sorted(keys - other)[:1]
                 raise PunctError(f"key set differs from text (e.g. {extra[0]!r})", f)
@@ -231,12 +233,11 @@ def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
             if lost:
                 raise PunctError(f"recording {segs[lost[0]].recording!r} of utterance {lost[0]!r} has no wav.scp "
                                  f"entry ({len(lost)} such)", path / "segments")
-    if (path / "utt2spk").is_file():
-        for k, v, n in read_table(path / "utt2spk"):
-            if len(v) != 1:
-                raise PunctError(f"expected '<utterance> <speaker>', got {len(v) + 1} fields", path / "utt2spk", n)
-    if (path / "spk2utt").is_file() and (path / "utt2spk").is_file():
-        u2s = {k: v[0] for k, v, _ in read_table(path / "utt2spk")}
+    for _, v, n in tables.get("utt2spk", []):
+        if len(v) != 1:
+            raise PunctError(f"expected '<utterance> <speaker>', got {len(v) + 1} fields", path / "utt2spk", n)
+    if (path / "spk2utt").is_file() and "utt2spk" in tables:
+        u2s = {k: v[0] for k, v, _ in tables["utt2spk"]}
         s2u = {k: v for k, v, _ in read_table(path / "spk2utt")}
         if s2u != spk2utt_from_utt2spk(u2s):
             raise PunctError("spk2utt does not match utt2spk", path / "spk2utt")

@@ -47,6 +47,15 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
 OUTPUT_MARK = ".punct-output"
 
 
+def write_json(path: str | Path, data: dict, indent: int = 1) -> None:
+    """``data`` as sorted JSON (a report, a stats.json), written atomically."""
+    import json
+
+    with atomic_write(path) as f:
+        json.dump(data, f, indent=indent, sort_keys=True)
+        f.write("\n")
+
+
 def check_replaceable(path: str | Path, ours: Callable[[Path], bool] | None = None) -> None:
     """Refuse to replace ``path`` unless it is missing, an empty directory, or a directory an
     earlier run built (``OUTPUT_MARK``, or ``ours(path)`` for outputs older than the mark):
@@ -174,11 +183,11 @@ def mark_done(path: str | Path) -> None:
     m.write_text("done\n")
 
 
-def iter_lines(path: str | Path, strip_bom: bool = True) -> Iterator[tuple[int, str]]:
+def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     """(line number, line without its line end) of a UTF-8 text file; a line that is
-    not UTF-8 raises PunctError naming the file and line. ``strip_bom`` drops a byte
-    order mark at the start of the first line (Windows editors write one), which would
-    otherwise stick to the first key or word."""
+    not UTF-8 raises PunctError naming the file and line. A byte order mark at the start
+    of the first line (Windows editors write one) is dropped; it would otherwise stick to
+    the first key or word."""
     from punct.errors import PunctError
 
     with open(path, "rb") as f:
@@ -187,6 +196,6 @@ def iter_lines(path: str | Path, strip_bom: bool = True) -> Iterator[tuple[int, 
                 line = raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError:
                 raise PunctError("line is not valid UTF-8", path, lineno) from None
-            if strip_bom and lineno == 1:
+            if lineno == 1:
                 line = line.lstrip("\ufeff")
             yield lineno, line

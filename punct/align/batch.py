@@ -18,7 +18,6 @@ word), ``hyp.ctm`` and ``report.json``.
 """
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
@@ -31,7 +30,7 @@ from punct.align.output import write_phone_ctm, write_textgrid, write_word_ctm
 from punct.audio import TARGET_RATE, RecordingCache, read_wav_scp, utterance_spans
 from punct.datadir import read_table, write_table
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.fsutil import atomic_write, write_json
 from punct.words import Utterance, Word
 
 log = logging.getLogger(__name__)
@@ -64,12 +63,6 @@ class _Ticker:
 
 def times_value(words: list[Word]) -> str:
     return " ".join(f"{w.start:.3f},{w.end:.3f}" for w in words)
-
-
-def write_json(path: Path, data: dict) -> None:
-    with atomic_write(path) as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-        f.write("\n")
 
 
 def align_datadir(data: str | Path, out: str | Path, cfg: AlignConfig | None = None, textgrids: bool = True) -> dict:

@@ -179,12 +179,11 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
                    words: int | None = None) -> dict:
     """Write the chosen utterances of ``data`` into ``out`` (see the module docstring) and
     mark it done; returns what was kept (utterances, words, and the label counts when labelled)."""
-    import json
     from collections import Counter
 
     from punct.datadir import validate_datadir
     from punct.errors import PunctError
-    from punct.fsutil import atomic_dir, atomic_write, check_replaceable, mark_done
+    from punct.fsutil import atomic_dir, check_replaceable, mark_done, write_json
 
     d, out = Path(data), Path(out)
     if out.resolve() == d.resolve():
@@ -238,9 +237,7 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
 
             stats.update(labels={lab: counts.get(lab, 0) for lab in LABELS}, types=len(vocab),
                          types_min2=sum(1 for c in vocab.values() if c >= 2))
-            with atomic_write(tmp / "stats.json") as f:
-                json.dump(stats, f, indent=2, sort_keys=True)
-                f.write("\n")
+            write_json(tmp / "stats.json", stats, indent=2)
     mark_done(out)
     log.info("%s -> %s: %d of %d utterances, %d words", d, out, len(utts), len(text), n)
     return stats
@@ -251,7 +248,7 @@ def overlap_datadirs(train: str | Path, heldout: Sequence[str | Path], n: int = 
     held-out directory's name; with ``record``, merged into TRAIN/stats.json's ``heldout_overlap``."""
     from punct.datadir import load_utterances
     from punct.errors import PunctError
-    from punct.fsutil import atomic_write
+    from punct.fsutil import write_json
     from punct.overlap import heldout_overlap
 
     train = Path(train)
@@ -280,9 +277,7 @@ def overlap_datadirs(train: str | Path, heldout: Sequence[str | Path], n: int = 
     if stats is not None:
         old = stats.get("heldout_overlap") if isinstance(stats.get("heldout_overlap"), dict) else {}
         stats["heldout_overlap"] = {**old, **out}
-        with atomic_write(stats_path) as f:
-            json.dump(stats, f, indent=2, sort_keys=True)
-            f.write("\n")
+        write_json(stats_path, stats, indent=2)
         log.info("recorded in %s", stats_path)
     return out
 

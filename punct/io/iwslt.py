@@ -51,7 +51,7 @@ def read_words(path: str | Path) -> tuple[list[Word], int]:
     path = Path(path)
     words: list[Word] = []
     empty_words = dropped = 0
-    for lineno, line in iter_lines(path, strip_bom=True):
+    for lineno, line in iter_lines(path):
         parts = line.split("\t")
         if len(parts) != 2:
             raise PunctError(f"expected 'word<TAB>LABEL', got {len(parts) - 1} tabs: {line[:60]!r}", path, lineno)

@@ -67,7 +67,7 @@ def read(path: str | Path) -> list[Utterance]:
     stem = _stem(path)
     utts: list[Utterance] = []
     seen: dict[str, int] = {}
-    for lineno, line in iter_lines(path, strip_bom=True):
+    for lineno, line in iter_lines(path):
         if not line.strip():
             if kaldi:
                 raise PunctError("empty line (expected 'UTT_ID text')", path, lineno)

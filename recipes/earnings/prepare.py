@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import logging
 import sys
 from collections import Counter
@@ -45,7 +44,7 @@ if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONP
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
-from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
+from punct.fsutil import atomic_dir, is_done, mark_done, write_json
 from punct.labels import O, stronger
 from punct.transfer import normalize_word
 from punct.words import Utterance, Word
@@ -150,9 +149,7 @@ def build_set(out: Path, name: str, utts: list[Utterance], extra: dict, force: b
         write_datadir(tmp, utts)
         n = validate_datadir(tmp, require_labels=require_labels)
         stats = dict(extra, utterances=len(utts), words=n, labels=dict(sorted(labels.items())))
-        with atomic_write(tmp / "stats.json") as f:
-            json.dump(stats, f, indent=2, sort_keys=True)
-            f.write("\n")
+        write_json(tmp / "stats.json", stats, indent=2)
     mark_done(target)
     log.info("%s: %d utterances, %d words, labels %s", target, len(utts), n,
              " ".join(f"{k}={v}" for k, v in sorted(labels.items())))

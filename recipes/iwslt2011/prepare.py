@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib.util
-import json
 import logging
 import math
 import re
@@ -32,7 +31,7 @@ if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONP
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
-from punct.fsutil import atomic_dir, atomic_write, is_done, mark_done
+from punct.fsutil import atomic_dir, is_done, mark_done, write_json
 from punct.io.iwslt import read_words
 from punct.labels import DEFAULT_MARK_MAP, LABELS, SENTENCE_END
 from punct.overlap import heldout_overlap
@@ -272,9 +271,7 @@ def write_set(out: Path, utts: list[Utterance], stats: dict) -> None:
         n = validate_datadir(tmp)
         if n != stats["words"]:
             raise PunctError(f"validation counted {n} words, expected {stats['words']}", out)
-        with atomic_write(tmp / "stats.json") as f:
-            json.dump(stats, f, indent=2, sort_keys=True)
-            f.write("\n")
+        write_json(tmp / "stats.json", stats, indent=2)
     mark_done(out)
     log.info("%s: %d utterances, %d words, labels %s", out, stats["utterances"], stats["words"],
              " ".join(f"{k}={v}" for k, v in stats["labels"].items()))
