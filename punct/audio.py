@@ -4,8 +4,8 @@
 a command ending in ``|`` whose standard output is an audio file) and returns a
 float32 numpy array in [-1, 1] at ``TARGET_RATE``. Every failure (missing,
 empty, corrupt or silent-by-construction input, a failing pipe) is a PunctError
-that names the file. ``read_wav_scp`` and ``read_segments`` read the two Kaldi
-tables that point at audio; ``utterance_audio`` cuts one utterance out of them.
+that names the file. ``read_wav_scp`` and ``punct.datadir.read_segments`` read the
+two Kaldi tables that point at audio; ``utterance_audio`` cuts one utterance out of them.
 
 soundfile (libsndfile) reads WAV, FLAC, OGG/Vorbis, MP3, AIFF, AU, CAF, W64 and
 more; resampling uses soxr (its "HQ" quality).
@@ -16,12 +16,12 @@ import io
 import logging
 import shlex
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
+from punct.datadir import Segment, read_segments
 from punct.errors import PunctError
 from punct.fsutil import iter_lines
 
@@ -29,16 +29,6 @@ log = logging.getLogger(__name__)
 
 #: The sampling rate every audio consumer of punct works at (the pocketsphinx model's).
 TARGET_RATE = 16000
-
-
-@dataclass(frozen=True)
-class Segment:
-    """One line of a Kaldi ``segments`` file: an utterance's span of a recording."""
-
-    utt: str
-    recording: str
-    start: float
-    end: float
 
 
 def _decode(data: bytes | str | Path, name: str) -> tuple[np.ndarray, int]:
@@ -148,24 +138,6 @@ def _table_lines(path: Path) -> Iterator[tuple[int, str, str]]:
 def read_wav_scp(path: str | Path) -> dict[str, str]:
     """Read ``wav.scp`` (``<recording> <path>`` or ``<recording> <command> |``)."""
     return {key: value for _, key, value in _table_lines(Path(path))}
-
-
-def read_segments(path: str | Path) -> dict[str, Segment]:
-    """Read a Kaldi ``segments`` file (``<utt> <recording> <start> <end>``, seconds)."""
-    path = Path(path)
-    out: dict[str, Segment] = {}
-    for lineno, key, value in _table_lines(path):
-        f = value.split()
-        if len(f) != 3:
-            raise PunctError(f"expected '<utt> <recording> <start> <end>', got {len(f) + 1} fields", path, lineno)
-        try:
-            start, end = float(f[1]), float(f[2])
-        except ValueError:
-            raise PunctError(f"bad times {f[1]!r} {f[2]!r} (expected seconds)", path, lineno) from None
-        if start < 0 or (end != -1 and end <= start):
-            raise PunctError(f"bad segment times {start} {end} (need 0 <= start < end, or end -1)", path, lineno)
-        out[key] = Segment(key, f[0], start, end)
-    return out
 
 
 def utterance_spans(datadir: str | Path, utts: list[str] | None = None) -> dict[str, Segment]:

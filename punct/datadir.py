@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -69,11 +70,14 @@ def parse_word_time(field: str) -> tuple[float | None, float | None]:
     return s, e
 
 
-def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = True) -> list[tuple[str, list[str], int]]:
-    """Read ``key value...`` lines as (key, values, line number); check sorting and unique keys."""
+def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = True,
+               sorted_keys: bool = True) -> list[tuple[str, list[str], int]]:
+    """Read ``key value...`` lines as (key, values, line number); check unique keys and, unless
+    ``sorted_keys=False`` (a table made by hand beside a CTM), their byte order."""
     path = Path(path)
     if not path.is_file():
-        raise PunctError("file not found", path)
+        raise PunctError("is a directory, not a file" if path.is_dir() else "file not found", path)
+    seen: set[str] = set()
     rows: list[tuple[str, list[str], int]] = []
     prev: bytes | None = None
     for lineno, line in iter_lines(path):
@@ -83,7 +87,11 @@ def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = 
         if len(fields) - 1 < min_fields and not (allow_empty_value and len(fields) == 1):
             raise PunctError(f"expected a key and at least {min_fields} value(s), got {len(fields) - 1}", path, lineno)
         key = fields[0].encode("utf-8")
-        if prev is not None:
+        if not sorted_keys:
+            if fields[0] in seen:
+                raise PunctError(f"duplicate key {fields[0]!r}", path, lineno)
+            seen.add(fields[0])
+        elif prev is not None:
             if key == prev:
                 raise PunctError(f"duplicate key {fields[0]!r}", path, lineno)
             if key < prev:
@@ -91,6 +99,51 @@ def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = 
         prev = key
         rows.append((fields[0], fields[1:], lineno))
     return rows
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One line of a Kaldi ``segments`` file: an utterance's span of a recording, in seconds
+    (``end`` -1: to the end of the recording, as Kaldi's ``extract-segments`` reads it)."""
+
+    utt: str
+    recording: str
+    start: float
+    end: float
+
+    @property
+    def stop(self) -> float:
+        """The end, infinite for an open one (-1)."""
+        return math.inf if self.end < 0 else self.end
+
+
+def read_segments(path: str | Path, sorted_keys: bool = True) -> dict[str, Segment]:
+    """Read a Kaldi ``segments`` file (``<utt> <recording> <start> <end>``): unique utterance
+    ids (in byte order unless ``sorted_keys=False``), finite times with 0 <= start < end or
+    end -1. The one reader of segments files, for data directories and for CTMs alike."""
+    path = Path(path)
+    if path.is_dir():
+        raise PunctError("is a directory, not a segments file", path)
+    out: dict[str, Segment] = {}
+    for utt, f, lineno in read_table(path, sorted_keys=sorted_keys):
+        if len(f) != 3:
+            raise PunctError(f"expected '<utterance> <recording> <start> <end>', got {len(f) + 1} fields", path, lineno)
+        times = []
+        for what, text in (("start", f[1]), ("end", f[2])):
+            try:
+                x = float(text)
+            except ValueError:
+                raise PunctError(f"segment {what} {text!r} is not a number (seconds)", path, lineno) from None
+            if not math.isfinite(x):
+                raise PunctError(f"segment {what} {text!r} is not a finite number", path, lineno)
+            times.append(x)
+        start, end = times
+        if start < 0 or (end != -1 and end <= start):
+            raise PunctError(f"bad segment times {f[1]} {f[2]} (need 0 <= start < end, or end -1)", path, lineno)
+        out[utt] = Segment(utt, f[0], start, end)
+    if not out:
+        raise PunctError("no segments in it (expected lines '<utterance> <recording> <start> <end>')", path)
+    return out
 
 
 def write_table(path: str | Path, rows: Mapping[str, Sequence[str] | str]) -> None:
@@ -224,7 +277,7 @@ def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
                 extra = sorted(other - keys)[:1] or sorted(keys - other)[:1]
                 raise PunctError(f"key set differs from text (e.g. {extra[0]!r})", f)
     if (path / "segments").is_file():  # <utt> <recording> <start> <end>, each recording in wav.scp
-        from punct.audio import read_segments, read_wav_scp
+        from punct.audio import read_wav_scp
 
         segs = read_segments(path / "segments")
         if (path / "wav.scp").is_file():

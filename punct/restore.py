@@ -159,8 +159,8 @@ def _in_recordings(utts: list[Utterance], segments: Path) -> list[Utterance]:
     for u in utts:
         if u.id not in segs:
             raise PunctError(f"utterance {u.id!r} of text is not in segments", segments)
-    out = [dataclasses.replace(u, recording=segs[u.id][0]) for u in utts]
-    out.sort(key=lambda u: (segs[u.id][0].encode("utf-8"), segs[u.id][1], u.id.encode("utf-8")))
+    out = [dataclasses.replace(u, recording=segs[u.id].recording) for u in utts]
+    out.sort(key=lambda u: (segs[u.id].recording.encode("utf-8"), segs[u.id].start, u.id.encode("utf-8")))
     return out
 
 

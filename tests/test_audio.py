@@ -6,8 +6,9 @@ import pytest
 
 sf = pytest.importorskip("soundfile")
 
-from punct.audio import (TARGET_RATE, RecordingCache, Segment, read_audio, read_segments, read_wav_scp,  # noqa: E402
+from punct.audio import (TARGET_RATE, RecordingCache, read_audio, read_wav_scp,  # noqa: E402
                          resample, to_pcm16, utterance_spans)
+from punct.datadir import Segment, read_segments  # noqa: E402
 from punct.errors import PunctError  # noqa: E402
 
 

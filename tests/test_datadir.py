@@ -121,9 +121,12 @@ def test_a_byte_order_mark_is_not_part_of_the_first_key(tmp_path):
 
 
 @pytest.mark.parametrize("name,content,message", [
-    ("segments", "a r1 0 5\nb r1 abc 3\n", r"segments:2: bad times 'abc' '3'"),
-    ("segments", "a r1 0 5\nb r1 4 -3\n", r"segments:2: bad segment times 4.0 -3.0"),
-    ("segments", "a r1 0 5\nb r1 4\n", r"segments:2: expected '<utt> <recording> <start> <end>', got 3 fields"),
+    ("segments", "a r1 0 5\nb r1 abc 3\n", r"segments:2: segment start 'abc' is not a number"),
+    ("segments", "a r1 0 5\nb r1 4 nan\n", r"segments:2: segment end 'nan' is not a finite number"),
+    ("segments", "a r1 0 5\nb r1 4 -3\n", r"segments:2: bad segment times 4 -3 \(need 0 <= start < end, or end -1\)"),
+    ("segments", "a r1 5 5\nb r1 5 6\n", r"segments:1: bad segment times 5 5"),
+    ("segments", "b r1 0 5\na r1 5 6\n", r"segments:2: key 'a' out of order"),
+    ("segments", "a r1 0 5\nb r1 4\n", r"segments:2: expected '<utterance> <recording> <start> <end>', got 3 fields"),
     ("segments", "a r1 0 5\nb r2 4 -1\n", r"segments: recording 'r2' of utterance 'b' has no wav.scp entry"),
     ("utt2spk", "a s1\nb s1 s2\n", r"utt2spk:2: expected '<utterance> <speaker>', got 3 fields"),
 ])

@@ -56,7 +56,8 @@ UTT_TABLES = ("text", "labels", "utt2spk", "segments", "word_times", "word_conf"
 
 def _weights(d: Path, utts: list[str], reco_of: dict[str, str], words: dict[str, int]) -> dict[str, float]:
     """Per utterance: duration in seconds when it can be known cheaply, else its word count."""
-    from punct.audio import audio_duration, read_segments, read_wav_scp
+    from punct.audio import audio_duration, read_wav_scp
+    from punct.datadir import read_segments
 
     if (d / "segments").is_file():
         segs = read_segments(d / "segments")

@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def write_stm(ref_dir: Path, path: Path, only: set[str] | None = None) -> None:
     """NIST STM of the reference (the utterances in ONLY, or all): one segment per utterance, sorted."""
-    from punct.audio import audio_duration, read_segments, read_wav_scp
+    from punct.audio import audio_duration, read_wav_scp
+    from punct.datadir import read_segments
     from punct.datadir import read_table
     from punct.fsutil import atomic_write
 

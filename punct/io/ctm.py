@@ -31,6 +31,8 @@ import math
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from punct import datadir
+from punct.datadir import Segment
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
 from punct.io.sentences import attach_marks_only, punctuated, spelling, split_token, make_word
@@ -68,46 +70,22 @@ def _number(text: str, what: str, path: Path, lineno: int) -> float:
     return x
 
 
-def read_segments(path: str | Path) -> dict[str, tuple[str, float, float]]:
-    """Kaldi ``segments``: ``utt recording start end`` -> {utt: (recording, start, end)}."""
-    path = Path(path)
-    if not path.is_file():
-        raise PunctError("is a directory, not a segments file" if path.is_dir() else "file not found", path)
-    out: dict[str, tuple[str, float, float]] = {}
-    with open(path, encoding="utf-8-sig") as f:
-        for lineno, line in enumerate(f, 1):
-            fl = line.split()
-            if not fl:
-                continue
-            if len(fl) != 4:
-                raise PunctError(f"expected 'utterance recording start end', got {len(fl)} fields", path, lineno)
-            s = _number(fl[2], "segment start", path, lineno)
-            e = _number(fl[3], "segment end", path, lineno)
-            if s < 0 or e < s:
-                raise PunctError(f"bad segment times {fl[2]} {fl[3]} (need 0 <= start <= end)", path, lineno)
-            if fl[0] in out:
-                raise PunctError(f"duplicate utterance {fl[0]!r}", path, lineno)
-            out[fl[0]] = (fl[1], s, e)
-    if not out:
-        raise PunctError("no segments in it (expected lines 'utterance recording start end')", path)
-    return out
+def read_segments(path: str | Path) -> dict[str, Segment]:
+    """A ``segments`` file beside a CTM: Kaldi's (``punct.datadir.read_segments``), in any order."""
+    return datadir.read_segments(path, sorted_keys=False)
 
 
 def read_utt2spk(path: str | Path) -> dict[str, str]:
-    path = Path(path)
+    """An ``utt2spk`` file beside a CTM: ``utterance speaker`` lines, unique, in any order."""
     out = {}
-    with open(path, encoding="utf-8-sig") as f:
-        for lineno, line in enumerate(f, 1):
-            fl = line.split()
-            if not fl:
-                continue
-            if len(fl) != 2:
-                raise PunctError(f"expected 'utterance speaker', got {len(fl)} fields", path, lineno)
-            out[fl[0]] = fl[1]
+    for utt, f, lineno in datadir.read_table(path, sorted_keys=False):
+        if len(f) != 1:
+            raise PunctError(f"expected 'utterance speaker', got {len(f) + 1} fields", path, lineno)
+        out[utt] = f[0]
     return out
 
 
-def read(path: str | Path, segments: str | Path | Mapping[str, tuple[str, float, float]] | None = None,
+def read(path: str | Path, segments: str | Path | Mapping[str, Segment] | None = None,
          utt2spk: Mapping[str, str] | None = None, sort: bool = False) -> list[Utterance]:
     """Read a CTM into Utterances (see the module docstring).
 
@@ -147,7 +125,7 @@ def _parse(path: Path) -> _Groups:
     return groups
 
 
-def _build(groups: _Groups, path: Path, segments: Mapping[str, tuple[str, float, float]] | None,
+def _build(groups: _Groups, path: Path, segments: Mapping[str, Segment] | None,
            utt2spk: Mapping[str, str] | None, sort: bool) -> list[Utterance]:
     channels: dict[str, set[str]] = {}
     for fid, ch in groups:
@@ -173,8 +151,9 @@ def _build(groups: _Groups, path: Path, segments: Mapping[str, tuple[str, float,
         if segments is not None:
             if fid not in segments:
                 raise PunctError(f"utterance {fid!r} is not in segments", path, rows[0][4])
-            reco, offset, seg_end = segments[fid]
-            late = [r[4] for r in rows if offset + r[1] > seg_end + 0.01]
+            seg = segments[fid]
+            reco, offset = seg.recording, seg.start
+            late = [r[4] for r in rows if offset + r[1] > seg.stop + 0.01]
             if late:
                 log.warning("%s: %d word(s) of %s end after its segment (first at line %d)", path, len(late), fid, late[0])
         if utt2spk is not None:
@@ -209,7 +188,7 @@ def read_datadir(datadir: str | Path) -> list[Utterance]:
     return read_with_segments(path, seg, utt2spk)
 
 
-def read_with_segments(path: str | Path, segments: str | Path | Mapping[str, tuple[str, float, float]],
+def read_with_segments(path: str | Path, segments: str | Path | Mapping[str, Segment],
                        utt2spk: Mapping[str, str] | None = None) -> list[Utterance]:
     """A CTM read into the utterances of a Kaldi ``segments`` file.
 
@@ -229,7 +208,7 @@ def read_with_segments(path: str | Path, segments: str | Path | Mapping[str, tup
     for (fid, _), rows in groups.items():
         first[fid] = min(first.get(fid, rows[0][4]), rows[0][4])
     if all(f not in segments for f in first):
-        recordings = {r for r, _, _ in segments.values()}
+        recordings = {s.recording for s in segments.values()}
         stray = [(n, f) for f, n in first.items() if f not in recordings]
         if stray:
             n, f = min(stray)
@@ -239,7 +218,7 @@ def read_with_segments(path: str | Path, segments: str | Path | Mapping[str, tup
     return _build(groups, path, segments, utt2spk, False)
 
 
-def split_by_segments(recordings: list[Utterance], segments: Mapping[str, tuple[str, float, float]],
+def split_by_segments(recordings: list[Utterance], segments: Mapping[str, Segment],
                       utt2spk: Mapping[str, str] | None = None, path: str | Path | None = None) -> list[Utterance]:
     """Cut utterances of whole recordings (absolute word times) into Kaldi segments.
 
@@ -249,8 +228,8 @@ def split_by_segments(recordings: list[Utterance], segments: Mapping[str, tuple[
     read with several channels gives ``utterance-channel`` ids, as ``read`` names them.
     """
     by_reco: dict[str, list[tuple[float, float, str]]] = {}
-    for utt, (reco, s, e) in segments.items():
-        by_reco.setdefault(reco, []).append((s, e, utt))
+    for utt, seg in segments.items():
+        by_reco.setdefault(seg.recording, []).append((seg.start, seg.stop, utt))
     channels: dict[str, int] = {}
     for u in recordings:
         channels[u.recording or u.id] = channels.get(u.recording or u.id, 0) + 1

@@ -3,6 +3,7 @@ import random
 
 import pytest
 
+from punct.datadir import Segment
 from punct.errors import PunctError
 from punct.io import ctm, detect_format
 from punct.io.sentences import punctuated, split_token
@@ -141,7 +142,7 @@ def test_segments_make_times_absolute(tmp_path):
 
 
 def test_split_by_segments_by_word_midpoint(caplog):
-    segs = {"a": ("rec", 0.0, 2.0), "b": ("rec", 1.8, 4.0), "c": ("rec", 6.0, 8.0), "d": ("rec", 9.0, 9.5)}
+    segs = {u: Segment(u, "rec", s, e) for u, s, e in [("a", 0.0, 2.0), ("b", 1.8, 4.0), ("c", 6.0, 8.0), ("d", 9.0, 9.5)]}
     words = [Word("one", "O", 0.1, 0.5), Word("two", "O", 1.9, 2.1),   # midpoint 2.0: deeper inside b
              Word("three", "O", 1.0, 1.4), Word("four", "O", 4.5, 4.7),  # outside: nearest is b
              Word("five", "O", 7.9, 8.4)]                                # midpoint 8.15: nearest is c
@@ -156,6 +157,16 @@ def test_split_by_segments_by_word_midpoint(caplog):
     assert sorted(u.id for u in ctm.split_by_segments(two, segs)) == ["a-A", "a-B"]
     with pytest.raises(PunctError, match="recording 'other' has no segments"):
         ctm.split_by_segments([Utterance("other", words, recording="other")], segs)
+
+
+def test_a_segment_open_to_the_end_of_its_recording(tmp_path):
+    """Kaldi's end -1 (to the end of the recording) holds every later word, read in any key order."""
+    (tmp_path / "segments").write_text("z rec 0.0 2.0\na rec 2.0 -1\n")
+    p = write(tmp_path, "rec 1 0.50 0.20 so\nrec 1 2.50 0.30 we\nrec 1 95.00 0.30 go\n")
+    utts = ctm.read_with_segments(p, tmp_path / "segments")
+    assert sorted((u.id, u.texts) for u in utts) == [("a", ["we", "go"]), ("z", ["so"])]
+    p = write(tmp_path, "a 1 0.50 0.20 late\n", "utts.ctm")  # a CTM of utterances: no warning past an open end
+    assert [(u.id, u.words[0].start) for u in ctm.read(p, segments=tmp_path / "segments")] == [("a", 2.5)]
 
 
 def test_write_punctuated_and_plain(tmp_path):
@@ -244,8 +255,11 @@ def test_a_byte_order_mark_is_not_part_of_the_first_recording(tmp_path):
 
 def test_a_segments_file_that_is_empty_or_a_directory_is_named_so(tmp_path):
     p = write(tmp_path, "u1 1 0.00 0.30 so\n")
-    (tmp_path / "empty").write_text("\n")
+    (tmp_path / "empty").write_text("")
     with pytest.raises(PunctError, match="empty: no segments in it"):
         ctm.read(p, segments=tmp_path / "empty")
+    (tmp_path / "blank").write_text("u1 rec 0.0 1.0\n\n")
+    with pytest.raises(PunctError, match="blank:2: empty line"):
+        ctm.read(p, segments=tmp_path / "blank")
     with pytest.raises(PunctError, match="is a directory, not a segments file"):
         ctm.read(p, segments=tmp_path)
