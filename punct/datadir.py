@@ -101,6 +101,17 @@ def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = 
     return rows
 
 
+def finite_number(text: str, what: str, path: str | Path, lineno: int) -> float:
+    """A field that must be a finite number, or a PunctError naming ``what`` and the line."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise PunctError(f"{what} {text!r} is not a number", path, lineno) from None
+    if not math.isfinite(x):
+        raise PunctError(f"{what} {text!r} is not a finite number", path, lineno)
+    return x
+
+
 @dataclass(frozen=True)
 class Segment:
     """One line of a Kaldi ``segments`` file: an utterance's span of a recording, in seconds
@@ -128,16 +139,8 @@ def read_segments(path: str | Path, sorted_keys: bool = True) -> dict[str, Segme
     for utt, f, lineno in read_table(path, sorted_keys=sorted_keys):
         if len(f) != 3:
             raise PunctError(f"expected '<utterance> <recording> <start> <end>', got {len(f) + 1} fields", path, lineno)
-        times = []
-        for what, text in (("start", f[1]), ("end", f[2])):
-            try:
-                x = float(text)
-            except ValueError:
-                raise PunctError(f"segment {what} {text!r} is not a number (seconds)", path, lineno) from None
-            if not math.isfinite(x):
-                raise PunctError(f"segment {what} {text!r} is not a finite number", path, lineno)
-            times.append(x)
-        start, end = times
+        start = finite_number(f[1], "segment start", path, lineno)
+        end = finite_number(f[2], "segment end", path, lineno)
         if start < 0 or (end != -1 and end <= start):
             raise PunctError(f"bad segment times {f[1]} {f[2]} (need 0 <= start < end, or end -1)", path, lineno)
         out[utt] = Segment(utt, f[0], start, end)

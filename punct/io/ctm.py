@@ -27,12 +27,11 @@ Times are written in seconds with 2 or 3 decimals (millisecond precision).
 from __future__ import annotations
 
 import logging
-import math
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from punct import datadir
-from punct.datadir import Segment
+from punct.datadir import Segment, finite_number
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
 from punct.io.sentences import attach_marks_only, punctuated, spelling, split_token, make_word
@@ -58,16 +57,6 @@ def sniff(head: str) -> bool:
             return False
         return True
     return False
-
-
-def _number(text: str, what: str, path: Path, lineno: int) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise PunctError(f"{what} {text!r} is not a number", path, lineno) from None
-    if not math.isfinite(x):
-        raise PunctError(f"{what} {text!r} is not a finite number", path, lineno)
-    return x
 
 
 def read_segments(path: str | Path) -> dict[str, Segment]:
@@ -112,13 +101,13 @@ def _parse(path: Path) -> _Groups:
         if len(fl) not in (5, 6):
             raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]', got {len(fl)}",
                              path, lineno)
-        start = _number(fl[2], "start time", path, lineno)
-        dur = _number(fl[3], "duration", path, lineno)
+        start = finite_number(fl[2], "start time", path, lineno)
+        dur = finite_number(fl[3], "duration", path, lineno)
         if start < 0:
             raise PunctError(f"negative start time {fl[2]}", path, lineno)
         if dur < 0:
             raise PunctError(f"negative duration {fl[3]}", path, lineno)
-        conf = _number(fl[5], "confidence", path, lineno) if len(fl) == 6 else None
+        conf = finite_number(fl[5], "confidence", path, lineno) if len(fl) == 6 else None
         groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno))
     if not groups:
         raise PunctError("no words (empty CTM)", path)
