@@ -95,7 +95,10 @@ def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, pro
         return 1
     except OSError as e:  # a directory where a file belongs and the reverse, no permission, a full disk
         where = f"{e.filename}: " if e.filename is not None else ""
-        print(f"error: {where}{(e.strerror or str(e)).lower()}", file=sys.stderr)
+        what = (e.strerror or str(e)).lower()
+        if isinstance(e, FileExistsError) and e.filename is not None and Path(e.filename).is_file():
+            what = "is a file where a directory is needed (an output path goes through it)"
+        print(f"error: {where}{what}", file=sys.stderr)
         return 1
     except UnicodeDecodeError as e:
         print(f"error: input is not valid UTF-8: {e.reason} at byte {e.start}", file=sys.stderr)

@@ -32,6 +32,9 @@ def test_system_errors_are_one_line_naming_the_path(tmp_path, capsys):
     def make_dir_over_a_file(args):
         (tmp_path / "f").mkdir()
 
+    def make_a_dir_that_exists(args):
+        tmp_path.mkdir()
+
     def read_a_directory(args):
         tmp_path.read_text()
 
@@ -39,7 +42,9 @@ def test_system_errors_are_one_line_naming_the_path(tmp_path, capsys):
         raise OSError(28, "No space left on device")
 
     args = argparse.Namespace(verbose=False)
-    for func, line in ((make_dir_over_a_file, f"error: {tmp_path / 'f'}: file exists"),
+    for func, line in ((make_dir_over_a_file, f"error: {tmp_path / 'f'}: is a file where a directory is needed "
+                                               "(an output path goes through it)"),
+                       (make_a_dir_that_exists, f"error: {tmp_path}: file exists"),
                        (read_a_directory, f"error: {tmp_path}: is a directory"),
                        (disk_full, "error: no space left on device")):
         assert run(func, args, prog="t") == 1
