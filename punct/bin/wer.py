@@ -41,8 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 def write_stm(ref_dir: Path, path: Path, only: set[str] | None = None) -> None:
     """NIST STM of the reference (the utterances in ONLY, or all): one segment per utterance, sorted."""
     from punct.audio import audio_duration, read_wav_scp
-    from punct.datadir import read_segments
-    from punct.datadir import read_table
+    from punct.datadir import read_segments, read_table
     from punct.fsutil import atomic_write
 
     text = read_table(ref_dir / "text")
@@ -55,7 +54,7 @@ def write_stm(ref_dir: Path, path: Path, only: set[str] | None = None) -> None:
             continue
         if segs is not None:
             s = segs[utt]
-            reco, start, end = s.recording, s.start, s.end
+            reco, start, end = s.recording, s.start, (s.end if s.end >= 0 else 1e6)  # -1: to the recording's end
         else:
             reco, start = utt, 0.0
             end = audio_duration(wav[utt]) if utt in wav else None

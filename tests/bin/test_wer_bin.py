@@ -62,6 +62,14 @@ def test_one_utterance(dirs):
     assert "call-a" not in (out / "ref.stm").read_text(encoding="utf-8")
 
 
+def test_stm_spans_come_from_segments_an_open_end_reaching_the_recording_end(tmp_path):
+    ref = _datadir(tmp_path / "ref", REF, False)
+    (ref / "segments").write_text("call-a rec 2.5 9.0\ncall-b rec 9.0 -1\n", encoding="utf-8")
+    wer.write_stm(ref, tmp_path / "ref.stm")
+    lines = [line.split()[:5] for line in (tmp_path / "ref.stm").read_text(encoding="utf-8").splitlines()[1:]]
+    assert lines == [["rec", "1", "call-a", "2.500", "9.000"], ["rec", "1", "call-b", "9.000", "1000000.000"]]
+
+
 def test_unknown_utterance_is_one_line_error(dirs, capsys):
     ref, hyp, out = dirs
     assert wer.main(["--ref", str(ref), "--hyp", str(hyp), "--out-dir", str(out), "--utt", "call-z"]) == 1
