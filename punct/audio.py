@@ -17,13 +17,11 @@ import logging
 import shlex
 import subprocess
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
-from punct.datadir import Segment, read_segments
+from punct.datadir import Segment, iter_table, read_segments
 from punct.errors import PunctError
-from punct.fsutil import iter_lines
 
 log = logging.getLogger(__name__)
 
@@ -117,27 +115,14 @@ def to_pcm16(x: np.ndarray) -> bytes:
     return (np.clip(x, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
 
 
-def _table_lines(path: Path) -> Iterator[tuple[int, str, str]]:
-    if not path.is_file():
-        raise PunctError("file not found", path)
-    prev: bytes | None = None
-    for lineno, line in iter_lines(path):
-        if not line.strip():
-            raise PunctError("empty line", path, lineno)
-        parts = line.strip().split(None, 1)
-        if len(parts) < 2:
-            raise PunctError(f"expected '<key> <value>', got {line.strip()!r}", path, lineno)
-        key = parts[0].encode("utf-8")
-        if prev is not None and key <= prev:
-            what = "duplicate key" if key == prev else "key out of order (files must be sorted with LC_ALL=C):"
-            raise PunctError(f"{what} {parts[0]!r}", path, lineno)
-        prev = key
-        yield lineno, parts[0], parts[1].strip()
-
-
 def read_wav_scp(path: str | Path) -> dict[str, str]:
     """Read ``wav.scp`` (``<recording> <path>`` or ``<recording> <command> |``)."""
-    return {key: value for _, key, value in _table_lines(Path(path))}
+    out = {}
+    for lineno, key, value in iter_table(path):
+        if not value:
+            raise PunctError(f"expected '<recording> <path or command |>', got only {key!r}", path, lineno)
+        out[key] = value
+    return out
 
 
 def utterance_spans(datadir: str | Path, utts: list[str] | None = None) -> dict[str, Segment]:

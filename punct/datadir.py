@@ -27,7 +27,7 @@ import logging
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
@@ -70,34 +70,43 @@ def parse_word_time(field: str) -> tuple[float | None, float | None]:
     return s, e
 
 
-def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = True,
-               sorted_keys: bool = True) -> list[tuple[str, list[str], int]]:
-    """Read ``key value...`` lines as (key, values, line number); check unique keys and, unless
-    ``sorted_keys=False`` (a table made by hand beside a CTM), their byte order."""
+def iter_table(path: str | Path, sorted_keys: bool = True) -> Iterator[tuple[int, str, str]]:
+    """``key rest-of-line`` lines as (line number, key, the rest stripped, "" when none): no
+    empty line, unique keys and, unless ``sorted_keys=False`` (a table made by hand beside a
+    CTM), keys in byte order (Kaldi's ``LC_ALL=C`` sort)."""
     path = Path(path)
     if not path.is_file():
         raise PunctError("is a directory, not a file" if path.is_dir() else "file not found", path)
     seen: set[str] = set()
-    rows: list[tuple[str, list[str], int]] = []
     prev: bytes | None = None
     for lineno, line in iter_lines(path):
-        if not line.strip():
+        parts = line.strip().split(None, 1)
+        if not parts:
             raise PunctError("empty line", path, lineno)
-        fields = line.split()
-        if len(fields) - 1 < min_fields and not (allow_empty_value and len(fields) == 1):
-            raise PunctError(f"expected a key and at least {min_fields} value(s), got {len(fields) - 1}", path, lineno)
-        key = fields[0].encode("utf-8")
+        key = parts[0]
         if not sorted_keys:
-            if fields[0] in seen:
-                raise PunctError(f"duplicate key {fields[0]!r}", path, lineno)
-            seen.add(fields[0])
-        elif prev is not None:
-            if key == prev:
-                raise PunctError(f"duplicate key {fields[0]!r}", path, lineno)
-            if key < prev:
-                raise PunctError(f"key {fields[0]!r} out of order (files must be sorted with LC_ALL=C)", path, lineno)
-        prev = key
-        rows.append((fields[0], fields[1:], lineno))
+            if key in seen:
+                raise PunctError(f"duplicate key {key!r}", path, lineno)
+            seen.add(key)
+        else:
+            b = key.encode("utf-8")
+            if prev is not None and b == prev:
+                raise PunctError(f"duplicate key {key!r}", path, lineno)
+            if prev is not None and b < prev:
+                raise PunctError(f"key {key!r} out of order (files must be sorted with LC_ALL=C)", path, lineno)
+            prev = b
+        yield lineno, key, parts[1] if len(parts) > 1 else ""
+
+
+def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = True,
+               sorted_keys: bool = True) -> list[tuple[str, list[str], int]]:
+    """Read ``key value...`` lines as (key, values, line number), checked as ``iter_table``."""
+    rows: list[tuple[str, list[str], int]] = []
+    for lineno, key, rest in iter_table(path, sorted_keys):
+        values = rest.split()
+        if len(values) < min_fields and not (allow_empty_value and not values):
+            raise PunctError(f"expected a key and at least {min_fields} value(s), got {len(values)}", path, lineno)
+        rows.append((key, values, lineno))
     return rows
 
 

@@ -108,5 +108,10 @@ def test_missing_wav_scp_entry_is_named(tmp_path):
 def test_unsorted_wav_scp_is_an_error(tmp_path):
     p = tmp_path / "wav.scp"
     p.write_text("b x.wav\na y.wav\n")
-    with pytest.raises(PunctError, match=r"wav.scp:2: key out of order"):
+    with pytest.raises(PunctError, match=r"wav.scp:2: key 'a' out of order \(files must be sorted with LC_ALL=C\)"):
         read_wav_scp(p)
+    p.write_text("a x.wav\nb\n")
+    with pytest.raises(PunctError, match=r"wav.scp:2: expected '<recording> <path or command \|>', got only 'b'"):
+        read_wav_scp(p)
+    p.write_text("a  sox  'my file.wav' -t wav - |\n")  # a command keeps its own spacing
+    assert read_wav_scp(p) == {"a": "sox  'my file.wav' -t wav - |"}
