@@ -440,6 +440,10 @@ def _main(args: argparse.Namespace) -> int:
 
         require_inputs([args.data], "data directory")
         n = validate_datadir(args.data, require_labels=not args.no_labels)
+        missing = [f for f in ("utt2spk", "spk2utt") if not (Path(args.data) / f).is_file()]
+        if missing:  # punct reads text without them; Kaldi's own tools do not
+            log.warning("%s: no %s: punct does without, Kaldi's tools (utils/validate_data_dir.sh) do not",
+                        args.data, " or ".join(missing))
         log.info("%s: valid, %d words", args.data, n)
     return 0
 

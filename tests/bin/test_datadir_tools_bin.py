@@ -180,3 +180,18 @@ def test_overlap_finds_a_copied_talk_and_records_it(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("test: 4 of its 18 distinct 12-grams (22.22%)")
     assert main(["overlap", str(train), str(tmp_path / "nope")]) == 1
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nope'}: data directory not found"
+
+
+def test_validate_command_warns_of_what_kaldi_needs_and_punct_does_not(tmp_path, caplog):
+    import logging
+
+    d = make(tmp_path / "data")
+    with caplog.at_level(logging.INFO, logger="punct"):
+        assert main(["validate", str(d)]) == 0
+    assert "valid, 45 words" in caplog.text and "Kaldi's tools" not in caplog.text
+    (d / "spk2utt").unlink()
+    (d / "utt2spk").unlink()
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="punct"):
+        assert main(["validate", str(d)]) == 0
+    assert "no utt2spk or spk2utt: punct does without, Kaldi's tools" in caplog.text
