@@ -126,6 +126,13 @@ def test_segments_make_times_absolute(tmp_path):
     assert e.value.line == 1
     # a data directory holding the ctm
     (tmp_path / "ctm").write_text(p.read_text())
+    (tmp_path / "utt2spk").write_text("spk1-utt2 spk2\nspk1-utt1 spk1\n")  # beside a CTM, any order
+    assert [u.speaker for u in ctm.read_datadir(tmp_path)] == ["spk1", "spk2"]
+    for bad, message in (("spk1-utt1 spk1\nspk1-utt1 spk2\n", "utt2spk:2: duplicate key 'spk1-utt1'"),
+                         ("spk1-utt1 spk1 extra\n", "utt2spk:1: expected 'utterance speaker', got 3 fields")):
+        (tmp_path / "utt2spk").write_text(bad)
+        with pytest.raises(PunctError, match=message):
+            ctm.read_datadir(tmp_path)
     (tmp_path / "utt2spk").write_text("spk1-utt1 spk1\nspk1-utt2 spk1\n")
     assert [u.speaker for u in ctm.read_datadir(tmp_path)] == ["spk1", "spk1"]
     # a data directory holding a CTM of recordings (absolute times, as asr_decode writes it)
