@@ -258,10 +258,10 @@ if run_stage 8; then
           bias=tune) model_args+=(--tune-bias-on "$data/$valid_set") ;;
           weights=*) w=${opt#weights=}
                      [[ $w =~ ^$num(,$num)*$ ]] || die "ensemble $name: weights=$w is not a list of numbers W1,W2,..."
-                     model_args+=(--weights ${w//,/ }) ;;
+                     IFS=, read -ra parts <<< "$w"; model_args+=(--weights "${parts[@]}") ;;
           bias=*) b=${opt#bias=}
                   [[ $b =~ ^$num,$num,$num$ ]] || die "ensemble $name: bias=$b is not three numbers COMMA,PERIOD,QUESTION"
-                  model_args+=(--bias ${b//,/ }) ;;
+                  IFS=, read -ra parts <<< "$b"; model_args+=(--bias "${parts[@]}") ;;
           *) die "ensemble $name: unknown option '$opt' (weights=W1,W2,... or weights=tune; bias=COMMA,PERIOD,QUESTION or bias=tune)" ;;
         esac
       done

@@ -16,8 +16,8 @@ cd "$root"
 # scorer of stage 3), festival with a 16 kHz voice (synthesized speech with true
 # word times: the aligner's test and benchmark), g++ and ninja (the compiled attention
 # kernel of punct/models/fastops.py, which halves T-BRNN's training time; without
-# them the tensor version runs).
-apt_packages=${PUNCT_APT_PACKAGES-sctk festival festvox-kallpc16k espeak-ng g++ ninja-build}
+# them the tensor version runs), shellcheck (the tests' check of the shell scripts).
+apt_packages=${PUNCT_APT_PACKAGES-sctk festival festvox-kallpc16k espeak-ng g++ ninja-build shellcheck}
 missing=()
 for p in $apt_packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

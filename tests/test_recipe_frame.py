@@ -159,12 +159,12 @@ def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_s
 def test_ensemble_options_become_decode_options(repo_root, tmp_path):
     """name|ensemble|A+B|weights=... bias=...: space-separated options of stage 8's decode;
     a tuned weight or bias is kept in the experiment's tuned_weights.json."""
-    r = _fake_recipe(repo_root, tmp_path, ["e|ensemble|a|weights=2 bias=0.1,0.2,-0.3", "t|ensemble|a+a|weights=tune bias=tune",
+    r = _fake_recipe(repo_root, tmp_path, ["e|ensemble|a+a|weights=2,1.5 bias=0.1,0.2,-0.3", "t|ensemble|a+a|weights=tune bias=tune",
                                            "b|ensemble|a|bias=tune"])
     assert r.returncode == 0, r.stderr[-2000:]
     calls = (tmp_path / "calls.txt").read_text().splitlines()
     assert calls == [
-        "python -m punct.bin.decode --model exp/fake/a/best.pt --weights 2 --bias 0.1 0.2 -0.3 "
+        "python -m punct.bin.decode --model exp/fake/a/best.pt --model exp/fake/a/best.pt --weights 2 1.5 --bias 0.1 0.2 -0.3 "
         "--data data/fake/test --out exp/fake/e/decode_test --no-score --threads 1",
         "python -m punct.bin.decode --model exp/fake/a/best.pt --model exp/fake/a/best.pt --tune-weights-on data/fake/dev "
         "--tune-bias-on data/fake/dev --tuned-weights exp/fake/t/tuned_weights.json "

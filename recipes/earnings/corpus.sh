@@ -54,11 +54,12 @@ prepare_data() {
 
 # stage 5: the reference marks onto the Kaldi hypotheses
 corpus_transfer() {
-  local data=$1 set
+  local data=$1 set force_opt=()
+  [ "$force" = true ] && force_opt=(--force)
   for set in $hyp_sets; do
     log "stage 5: punctuation transfer: $data/e21_ref -> $data/$set/labels"
     python -m punct.bin.transfer --ref "$data/e21_ref" --hyp "$data/$set" \
-      --report "$data/$set/transfer.json" $( [ "$force" = true ] && echo --force ) \
+      --report "$data/$set/transfer.json" "${force_opt[@]}" \
       || die "punctuation transfer onto $data/$set failed"
   done
 }
@@ -80,6 +81,7 @@ corpus_score_others() {
   # (sclite needs about 10 minutes for one hour-long segment of 2,700 words)
   local set utt
   utt=$(awk '{print NF, $1}' "$data/e21_ref/text" | sort -n | head -n 1 | cut -d' ' -f2)
+  # shellcheck disable=SC2043  # one hypothesis set now; the loop takes more
   for set in e21_kaldi_rev; do
     out=$exp/wer_$set
     if [ -f "$out/wer.json" ] && [ "$force" != true ]; then
@@ -97,10 +99,11 @@ corpus_score_others() {
 # stage 4: per-word pause features from the word times (speaker changes from word_speakers);
 # Earnings has no audio, so no pitch or energy (PPE runs on LJ Speech in stage 7)
 corpus_features() {
-  local data=$1 set
+  local data=$1 set force_opt=()
+  [ "$force" = true ] && force_opt=(--force)
   for set in e22_train e22_dev $hyp_sets; do
     log "stage 4: pause features: $data/$set/word_times -> $data/$set/pause.{ark,scp,names}"
-    python -m punct.bin.pause_feats --data "$data/$set" $( [ "$force" = true ] && echo --force ) \
+    python -m punct.bin.pause_feats --data "$data/$set" "${force_opt[@]}" \
       || die "pause features of $data/$set failed"
   done
   log "stage 4: pitch and energy: the Earnings corpora come without audio; nothing to do"
