@@ -74,7 +74,10 @@ def run_sclite(stm: Path, ctm: Path, out: Path) -> dict | None:
         return None
     cmd = [exe, "sclite", "-r", str(stm), "stm", "-h", str(ctm), "ctm", "-o", "sum", "stdout"]
     r = subprocess.run(cmd, capture_output=True, text=True)
-    out.write_text(" ".join(cmd) + "\n" + r.stdout + r.stderr, encoding="utf-8")
+    from punct.fsutil import atomic_write
+
+    with atomic_write(out) as f:
+        f.write(" ".join(cmd) + "\n" + r.stdout + r.stderr)
     m = re.search(r"\|\s*Sum/Avg\s*\|\s*(\d+)\s+(\d+)\s*\|\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", r.stdout)
     if r.returncode != 0 or not m:
         log.warning("sclite failed (status %d); see %s", r.returncode, out)
