@@ -28,6 +28,13 @@ word without timestamps) are flagged missing: the model falls back to the
 words alone for them. A model that needs audio features (pitch, energy) cannot
 run here: restore has no audio.
 
+Capitals. ``capitalize`` (``punct restore --capitalize``) gives the restored text
+sentence case where the recognizer wrote none: the first word of each stream and
+every word after a period or question mark begins with a capital, as does the
+pronoun ``i`` (``i'm``, ``i've`` ...). Only words spelled all in lower case change
+(``iPhone``, ``GOOD``, ``McDonald`` keep the input's spelling), and only their
+spelling: what the models and scorers read (``Word.text``) and the times stay.
+
 Memory. Streams are decoded incrementally (``iter_decode``): at most
 ``window + 1`` token ids of a stream are held at a time, and each window starts
 after the last predicted sentence end of the one before, exactly as
@@ -386,6 +393,33 @@ def _output_streams(utts: Sequence[Utterance], copy: bool, speaker_breaks: bool
     return out, stream_words(out, speaker_breaks)
 
 
+#: the pronoun I and its contractions, as lower-case recognizers write them
+_PRONOUN_I = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
+
+
+def _capital(s: str) -> str:
+    return s[0].upper() + s[1:]
+
+
+def capitalize(streams: list[list[Word]]) -> int:
+    """Sentence case for the words of ``streams`` (see the module docstring): the first word
+    of a stream and every word after a sentence end start with a capital letter, and so does
+    the pronoun ``i``; words whose spelling has any capital are left as written. Returns the
+    number of words changed."""
+    from punct.io.sentences import spelling
+
+    changed = 0
+    for stream in streams:
+        start = True
+        for w in stream:
+            s = spelling(w)
+            if (start or s in _PRONOUN_I) and s[:1].isalpha() and s == s.lower() and s != _capital(s):
+                w.written = _capital(s)
+                changed += 1
+            start = w.label in SENTENCE_END
+    return changed
+
+
 def end_turns(streams: list[list[Word]]) -> None:
     """With speaker breaks: every stream (a speaker's turn) ends a sentence."""
     for s in streams:
@@ -602,11 +636,11 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
                  input_format: str | None = None, output_format_name: str | None = None, speaker_breaks: bool = False,
                  window: int | None = None, batch_size: int | None = None, segments: str | Path | None = None,
                  stdout: TextIO | None = None, weights: Sequence[float] | None = None,
-                 bias=None) -> list[Utterance]:
+                 bias=None, capitalize_words: bool = False) -> list[Utterance]:
     """Read ``input_path``, punctuate it with ``model`` (default model when None; a list of
     several model files restores with their ensemble, ``weights`` for its mean), with the
-    decision ``bias`` if given, write ``output`` (stdout when None); returns the punctuated
-    utterances."""
+    decision ``bias`` if given, in sentence case if ``capitalize_words`` (``capitalize``),
+    write ``output`` (stdout when None); returns the punctuated utterances."""
     fmt_out = output_format(output, output_format_name)
     paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
     utts = read_input(input_path, input_format, segments=segments)
@@ -618,6 +652,8 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     else:
         restorer = Restorer.load(paths[0], window=window, batch_size=batch_size)
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False)
+    if capitalize_words:
+        log.info("sentence case: %d words now begin with a capital", capitalize(stream_words(hyp, speaker_breaks)))
     if out_dir is not None:
         paths = write_per_recording(hyp, out_dir, fmt_out)
         log.info("wrote %d %s file(s) in %s, one per recording", len(paths), fmt_out, out_dir)

@@ -452,3 +452,36 @@ def test_one_file_per_recording(tiny, tmp_path):
         assert sorted(p.name for p in (tmp_path / fmt).iterdir()) == [f"call1{ext}", f"call2{ext}"]
     assert (tmp_path / "ctm" / "call2.ctm").read_text() == "".join(
         line + "\n" for line in (tmp_path / "all.out.ctm").read_text().splitlines() if line.startswith("call2 "))
+
+
+def test_capitalize_gives_sentence_case_to_lower_case_words_only():
+    from punct.restore import capitalize
+
+    def w(text, label="O", written=None):
+        return Word(text, label, written=written)
+
+    one = [w("so"), w("i", "COMMA"), w("think", "PERIOD"), w("iphone", written="iPhone"), w("sales", "QUESTION"),
+           w("good", written="GOOD"), w("i'm", "PERIOD"), w("'cause"), w("2020", "PERIOD")]
+    two = [w("and", "COMMA"), w("i'll", "O"), w("go", "O")]
+    assert capitalize([one, two]) == 5
+    assert [x.written or x.text for x in one + two] == [
+        "So", "I", "think", "iPhone", "sales", "GOOD", "I'm", "'cause", "2020", "And", "I'll", "go"]
+    assert [x.text for x in one][:2] == ["so", "i"]  # what models and scorers read stays lower case
+    assert capitalize([one, two]) == 0  # a second pass changes nothing
+
+
+def test_capitalize_option_of_the_command(tiny, tmp_path, capsys):
+    from punct.bin.restore import main
+
+    model_path, _, _ = tiny
+    src = tmp_path / "in.txt"
+    src.write_text("good morning and welcome to the call i grew revenue\n")
+    assert main([str(src), "-o", str(tmp_path / "plain.txt"), "--model", str(model_path)]) == 0
+    assert main([str(src), "-o", str(tmp_path / "cap.txt"), "--model", str(model_path), "--capitalize"]) == 0
+    plain = (tmp_path / "plain.txt").read_text().split()
+    cap = (tmp_path / "cap.txt").read_text().split()
+    assert [c.lower() for c in cap] == plain  # the same words and marks
+    assert cap[0].rstrip(",.?") == "Good" and cap[plain.index(next(p for p in plain if p.rstrip(",.?") == "i"))].startswith("I")
+    ends = [k + 1 for k, p in enumerate(plain[:-1]) if p.endswith((".", "?"))]
+    assert all(cap[k][0].isupper() for k in ends)
+    assert not any(c[0].isupper() for k, c in enumerate(cap) if k and k not in ends and c.rstrip(",.?") != "I")

@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "cut into the segments); the output has the segments' utterances")
     p.add_argument("--speaker-breaks", action="store_true",
                    help="a change of speaker within an utterance ends the sentence (and splits the decoding stream)")
+    p.add_argument("--capitalize", action="store_true",
+                   help="sentence case for lower-case input: a capital letter to begin each sentence and "
+                        "for the pronoun i (words spelled with any capital stay as written)")
     p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: the model's training slice)")
     p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (several streams)")
     p.add_argument("--threads", type=at_least(1), default=1,
@@ -109,7 +112,8 @@ def _main(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     restore_file(args.input, args.output, model=args.model, input_format=args.input_format,
                  output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
-                 batch_size=args.batch_size, segments=args.segments, weights=args.weights, bias=args.bias)
+                 batch_size=args.batch_size, segments=args.segments, weights=args.weights, bias=args.bias,
+                 capitalize_words=args.capitalize)
     return 0
 
 
