@@ -37,6 +37,13 @@ want="$(cat requirements.txt pyproject.toml local/setup_env.sh | sha256sum | cut
 if [ -x .venv/bin/python ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
+if [ -L .venv ]; then
+  # a linked environment (a shared one, or the tests' fake recipes linking the clone's) is
+  # another tree's: installing through the link would write this folder's paths into its
+  # scripts (.venv/bin/punct would start a python that is gone with this folder)
+  log "WARNING: .venv links to $(readlink -f .venv), which is not up to date with this tree; left as it is (run local/setup_env.sh where it lives)"
+  exit 0
+fi
 log "setting up .venv (pinned requirements, torch CPU build); this takes a few minutes the first time"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt

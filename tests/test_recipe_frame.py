@@ -227,3 +227,32 @@ def test_decode_sets_choose_what_stages_8_and_9_decode(repo_root, tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     r = _fake_recipe(repo_root, tmp_path / "3", ["a|conf/tbrnn.yaml|train|"], options=("--decode-sets", "dev  test"))
     assert r.returncode != 0 and "--decode-sets 'dev  test': expected set names separated by single spaces" in r.stderr
+
+
+def test_setup_env_never_installs_through_a_linked_venv(repo_root, tmp_path):
+    """A tree whose .venv links another tree's (as the fake recipes above link the clone's) and
+    whose stamp differs leaves that venv alone: pip run there would write this tree's paths into
+    the other's scripts (its .venv/bin/punct broke so once, when setup_env.sh had changed)."""
+    venv = tmp_path / "real_venv"
+    (venv / "bin").mkdir(parents=True)
+    calls = tmp_path / "python_calls.txt"
+    stub = venv / "bin" / "python"
+    stub.write_text(f'#!/bin/bash\necho "$*" >> {calls}\n')
+    stub.chmod(0o755)
+    (venv / ".punct-stamp").write_text("an older tree\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / ".venv").symlink_to(venv)
+    for name in ("local", "requirements.txt", "pyproject.toml"):
+        (tree / name).symlink_to(repo_root / name)
+    env = dict(os.environ, PUNCT_APT_PACKAGES="")
+    r = subprocess.run(["bash", "local/setup_env.sh"], cwd=tree, capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert f".venv links to {venv}, which is not up to date with this tree; left as it is" in r.stderr + r.stdout
+    assert not calls.exists() and (venv / ".punct-stamp").read_text() == "an older tree\n"
+    (tree / ".venv").unlink()  # the same tree with a venv of its own would be set up: the stub is called
+    (tree / ".venv").mkdir()
+    (tree / ".venv" / "bin").mkdir()
+    (tree / ".venv" / "bin" / "python").symlink_to(stub)
+    subprocess.run(["bash", "local/setup_env.sh"], cwd=tree, capture_output=True, text=True, env=env, timeout=60)
+    assert calls.read_text().startswith("-m pip install")
