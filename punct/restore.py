@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TextIO
 
 from punct.errors import PunctError
 from punct.fsutil import iter_lines
-from punct.io.sentences import punctuated_line, speaker_of, split_sentences, word_from_token, attach_marks_only
+from punct.io.sentences import punctuated_line, speaker_of, spelling, split_sentences, word_from_token, attach_marks_only
 from punct.labels import LABELS, PERIOD, SENTENCE_END
 from punct.words import Utterance, Word, is_nonspeech
 
@@ -406,8 +406,6 @@ def capitalize(streams: list[list[Word]]) -> int:
     of a stream and every word after a sentence end start with a capital letter, and so does
     the pronoun ``i``; words whose spelling has any capital are left as written. Returns the
     number of words changed."""
-    from punct.io.sentences import spelling
-
     changed = 0
     for stream in streams:
         start = True

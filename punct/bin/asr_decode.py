@@ -46,11 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def merge(data: Path, out: Path, nj: int, hyp_dir: Path | None) -> None:
-    from punct.align.batch import write_json
     from punct.bin.datadir_tools import merge_ctms, merge_tables, part_dirs, read_reports, sum_reports
     from punct.datadir import validate_datadir
     from punct.errors import PunctError
-    from punct.fsutil import atomic_dir, is_done, mark_done
+    from punct.fsutil import atomic_dir, is_done, mark_done, write_json
 
     parts = part_dirs(out, nj)
     for p in parts:

@@ -60,8 +60,7 @@ def transfer_datadir(ref: Path, hyp: Path) -> dict:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from punct.align.batch import write_json
-    from punct.fsutil import is_done, mark_done
+    from punct.fsutil import is_done, mark_done, write_json
 
     ref, hyp = Path(args.ref), Path(args.hyp)
     require_inputs([ref, hyp], "data directory")

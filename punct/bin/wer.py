@@ -22,6 +22,7 @@ from pathlib import Path
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.errors import PunctError
+from punct.fsutil import atomic_write, write_json
 
 log = logging.getLogger("punct.bin.wer")
 
@@ -42,7 +43,6 @@ def write_stm(ref_dir: Path, path: Path, only: set[str] | None = None) -> None:
     """NIST STM of the reference (the utterances in ONLY, or all): one segment per utterance, sorted."""
     from punct.audio import audio_duration, read_wav_scp
     from punct.datadir import read_segments, read_table
-    from punct.fsutil import atomic_write
 
     text = read_table(ref_dir / "text")
     spk = {k: v[0] for k, v, _ in read_table(ref_dir / "utt2spk")} if (ref_dir / "utt2spk").is_file() else {}
@@ -74,8 +74,6 @@ def run_sclite(stm: Path, ctm: Path, out: Path) -> dict | None:
         return None
     cmd = [exe, "sclite", "-r", str(stm), "stm", "-h", str(ctm), "ctm", "-o", "sum", "stdout"]
     r = subprocess.run(cmd, capture_output=True, text=True)
-    from punct.fsutil import atomic_write
-
     with atomic_write(out) as f:
         f.write(" ".join(cmd) + "\n" + r.stdout + r.stderr)
     m = re.search(r"\|\s*Sum/Avg\s*\|\s*(\d+)\s+(\d+)\s*\|\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", r.stdout)
@@ -89,7 +87,6 @@ def run_sclite(stm: Path, ctm: Path, out: Path) -> dict | None:
 
 def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = None) -> dict:
     """Word error rate of HYP against REF (the utterances in ONLY, or all) with punct.score and sclite; into OUT/."""
-    from punct.align.batch import write_json
     from punct.datadir import load_utterances
     from punct.score import score_utterances
 
