@@ -280,18 +280,22 @@ def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
     utts = load_utterances(path, require_labels=require_labels)
     keys = {u.id for u in utts}
     tables = {}
+    segs = None
     for name in UTT_FILES:
         f = path / name
         if f.is_file():
-            tables[name] = read_table(f)
-            other = {k for k, _, _ in tables[name]}
+            if name == "segments":  # <utt> <recording> <start> <end>: read by its own reader, once
+                segs = read_segments(f)
+                other = set(segs)
+            else:
+                tables[name] = read_table(f)
+                other = {k for k, _, _ in tables[name]}
             if other != keys:
                 extra = sorted(other - keys)[:1] or sorted(keys - other)[:1]
                 raise PunctError(f"key set differs from text (e.g. {extra[0]!r})", f)
-    if (path / "segments").is_file():  # <utt> <recording> <start> <end>, each recording in wav.scp
+    if segs is not None:  # each recording in wav.scp
         from punct.audio import read_wav_scp
 
-        segs = read_segments(path / "segments")
         if (path / "wav.scp").is_file():
             wav = read_wav_scp(path / "wav.scp")
             lost = sorted(s.utt for s in segs.values() if s.recording not in wav)

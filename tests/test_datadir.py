@@ -128,6 +128,8 @@ def test_a_byte_order_mark_is_not_part_of_the_first_key(tmp_path):
     ("segments", "b r1 0 5\na r1 5 6\n", r"segments:2: key 'a' out of order"),
     ("segments", "a r1 0 5\nb r1 4\n", r"segments:2: expected '<utterance> <recording> <start> <end>', got 3 fields"),
     ("segments", "a r1 0 5\nb r2 4 -1\n", r"segments: recording 'r2' of utterance 'b' has no wav.scp entry"),
+    ("segments", "a r1 0 5\n", r"segments: key set differs from text \(e.g. 'b'\)"),
+    ("segments", "a r1 0 5\nb r1 5 6\nc r1 6 7\n", r"segments: key set differs from text \(e.g. 'c'\)"),
     ("utt2spk", "a s1\nb s1 s2\n", r"utt2spk:2: expected '<utterance> <speaker>', got 3 fields"),
 ])
 def test_segments_and_utt2spk_lines_are_checked(tmp_path, name, content, message):

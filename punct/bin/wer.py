@@ -21,10 +21,15 @@ import sys
 from pathlib import Path
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
+from punct.datadir import read_segments, read_table
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, write_json
 
 log = logging.getLogger("punct.bin.wer")
+
+# the end time an STM segment is given when its audio has no known end (segments end -1, no
+# wav.scp duration): sclite only needs it past every hypothesis word
+OPEN_END = 1e6
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,8 +47,6 @@ def build_parser() -> argparse.ArgumentParser:
 def write_stm(ref_dir: Path, path: Path, only: set[str] | None = None) -> None:
     """NIST STM of the reference (the utterances in ONLY, or all): one segment per utterance, sorted."""
     from punct.audio import audio_duration, read_wav_scp
-    from punct.datadir import read_segments, read_table
-
     text = read_table(ref_dir / "text")
     spk = {k: v[0] for k, v, _ in read_table(ref_dir / "utt2spk")} if (ref_dir / "utt2spk").is_file() else {}
     segs = read_segments(ref_dir / "segments") if (ref_dir / "segments").is_file() else None
@@ -54,11 +57,11 @@ def write_stm(ref_dir: Path, path: Path, only: set[str] | None = None) -> None:
             continue
         if segs is not None:
             s = segs[utt]
-            reco, start, end = s.recording, s.start, (s.end if s.end >= 0 else 1e6)  # -1: to the recording's end
+            reco, start, end = s.recording, s.start, (s.end if s.end >= 0 else OPEN_END)  # -1: to the recording's end
         else:
             reco, start = utt, 0.0
             end = audio_duration(wav[utt]) if utt in wav else None
-            end = 1e6 if end is None else end
+            end = OPEN_END if end is None else end
         rows.append(((reco.encode(), start), f"{reco} 1 {spk.get(utt, utt)} {start:.3f} {end:.3f} {' '.join(words)}\n"))
     rows.sort(key=lambda r: r[0])
     with atomic_write(path) as f:
