@@ -188,6 +188,13 @@ experiments+=(
   # ended by patience after epoch 9), test2011 65.0 and dev2012 decoded whole 63.3, below
   # dropout 0.2's 65.9 and 65.6 (two seeds) and 63.67: 0.2 stays the config's
   "drnn_lwma_pre_2m_lin_drop1|conf/drnn_lwma_pre.yaml|train_2m|lr_schedule=linear max_epochs=10 average_best=3 model_args.dropout=0.1"
+  # DRNN-LWMA-pre with word dropout (a training word read as <unk> with probability 0.1), the
+  # regulariser neither dropout setting gave it: drnn_lwma_pre_2m_lin overfitted from epoch 6 on
+  # (validation perplexity rising, training loss falling), 0.3 dropout and 0.1 dropout validated
+  # below 0.2; word dropout held drnn_lwma_2m_wd1's validation perplexity flat (test2011 +0.4 over
+  # drnn_lwma_2m_lin8). Otherwise drnn_lwma_pre_2m_lin (10-epoch linear decay, about 2 h 40 min on
+  # both cores, over two sessions)
+  "drnn_lwma_pre_2m_wd1|conf/drnn_lwma_pre.yaml|train_2m|word_dropout=0.1"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
