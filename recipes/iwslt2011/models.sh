@@ -79,9 +79,11 @@ experiments+=(
   # LMC-1 (the DNN-A target, 1.3 short) on a decay of 10 epochs instead of 6, on train_2m_sl (the
   # talks whose sentences are as long as dev2012's; T-BRNN gained 0.5 on test2011 from them):
   # lmc1_2m_lin still gained 0.2-0.3 a validation epoch at its end. Both changes at once, to reach
-  # the target, not to tell them apart. Two processes, 18 minutes an epoch (3 h in all; started
-  # 2026-11-27 17:10, validation F1 50.4 after epoch 5; it resumes from its checkpoint with the same command):
+  # the target, not to tell them apart. Two processes, 14-19 minutes an epoch; run 2026-11-27
+  # 17:10-19:49 over two sessions, resumed from its checkpoint by the same command:
   # ./run.sh --corpus iwslt2011 --models lmc1_2m_sl_lin10 --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
+  # Validation F1 best after epoch 5 (50.4), ended by patience after epoch 8; the average of epochs
+  # 5-7 validates at 50.9: test2011 52.7 (lmc1_2m_ft 50.5), over the DNN-A target (51.8)
   "lmc1_2m_sl_lin10|conf/lmc1.yaml|train_2m_sl|lr_schedule=linear max_epochs=10 average_best=3"
   # LMC-2 trained past the single epoch of lmc2_2m (validation F1 27.2), on the linear decay
   # of lmc1_2m_lin over 5 epochs. Run 2026-11-27 over two sessions (bf16 from epoch 2 on, 12-17
