@@ -4,8 +4,8 @@
 a command ending in ``|`` whose standard output is an audio file) and returns a
 float32 numpy array in [-1, 1] at ``TARGET_RATE``. Every failure (missing,
 empty, corrupt or silent-by-construction input, a failing pipe) is a PunctError
-that names the file. ``read_wav_scp`` and ``punct.datadir.read_segments`` read the
-two Kaldi tables that point at audio; ``utterance_audio`` cuts one utterance out of them.
+that names the file. ``punct.tables`` reads the two Kaldi tables that point at audio
+(``wav.scp``, ``segments``); ``utterance_audio`` cuts one utterance out of them.
 
 soundfile (libsndfile) reads WAV, FLAC, OGG/Vorbis, MP3, AIFF, AU, CAF, W64 and
 more; resampling uses soxr (its "HQ" quality).
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from punct.datadir import Segment, iter_table, read_segments
 from punct.errors import PunctError
+from punct.tables import Segment, read_segments, read_wav_scp
 
 log = logging.getLogger(__name__)
 
@@ -113,16 +113,6 @@ def audio_duration(source: str | Path) -> float | None:
 def to_pcm16(x: np.ndarray) -> bytes:
     """A float signal in [-1, 1] as little-endian 16-bit PCM bytes (what pocketsphinx takes)."""
     return (np.clip(x, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
-
-
-def read_wav_scp(path: str | Path) -> dict[str, str]:
-    """Read ``wav.scp`` (``<recording> <path>`` or ``<recording> <command> |``)."""
-    out = {}
-    for lineno, key, value in iter_table(path):
-        if not value:
-            raise PunctError(f"expected '<recording> <path or command |>', got only {key!r}", path, lineno)
-        out[key] = value
-    return out
 
 
 def utterance_spans(datadir: str | Path, utts: list[str] | None = None) -> dict[str, Segment]:

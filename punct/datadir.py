@@ -19,19 +19,19 @@ Optional per-word files (one field per word of ``text``):
                   earnings call); written when at least one word has a speaker.
 
 Later stages add ``wav.scp``, ``segments`` and feature scp files;
-``validate_datadir`` checks whichever of them exist.
+``validate_datadir`` checks whichever of them exist. The table files themselves
+are read and written by ``punct.tables``.
 """
 from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Iterable
 
 from punct.errors import PunctError
-from punct.fsutil import atomic_write, iter_lines
 from punct.labels import LABELS, is_label
+from punct.tables import read_segments, read_table, read_wav_scp, spk2utt_from_utt2spk, write_table
 from punct.words import Utterance, Word
 
 log = logging.getLogger(__name__)
@@ -68,113 +68,6 @@ def parse_word_time(field: str) -> tuple[float | None, float | None]:
     if e < s:
         raise ValueError(f"bad time {field!r} (end before start)")
     return s, e
-
-
-def iter_table(path: str | Path, sorted_keys: bool = True) -> Iterator[tuple[int, str, str]]:
-    """``key rest-of-line`` lines as (line number, key, the rest stripped, "" when none): no
-    empty line, unique keys and, unless ``sorted_keys=False`` (a table made by hand beside a
-    CTM), keys in byte order (Kaldi's ``LC_ALL=C`` sort)."""
-    path = Path(path)
-    if not path.is_file():
-        raise PunctError("is a directory, not a file" if path.is_dir() else "file not found", path)
-    seen: set[str] = set()
-    prev: bytes | None = None
-    for lineno, line in iter_lines(path):
-        parts = line.strip().split(None, 1)
-        if not parts:
-            raise PunctError("empty line", path, lineno)
-        key = parts[0]
-        if not sorted_keys:
-            if key in seen:
-                raise PunctError(f"duplicate key {key!r}", path, lineno)
-            seen.add(key)
-        else:
-            b = key.encode("utf-8")
-            if prev is not None and b == prev:
-                raise PunctError(f"duplicate key {key!r}", path, lineno)
-            if prev is not None and b < prev:
-                raise PunctError(f"key {key!r} out of order (files must be sorted with LC_ALL=C)", path, lineno)
-            prev = b
-        yield lineno, key, parts[1] if len(parts) > 1 else ""
-
-
-def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = True,
-               sorted_keys: bool = True) -> list[tuple[str, list[str], int]]:
-    """Read ``key value...`` lines as (key, values, line number), checked as ``iter_table``."""
-    rows: list[tuple[str, list[str], int]] = []
-    for lineno, key, rest in iter_table(path, sorted_keys):
-        values = rest.split()
-        if len(values) < min_fields and not (allow_empty_value and not values):
-            raise PunctError(f"expected a key and at least {min_fields} value(s), got {len(values)}", path, lineno)
-        rows.append((key, values, lineno))
-    return rows
-
-
-def finite_number(text: str, what: str, path: str | Path, lineno: int) -> float:
-    """A field that must be a finite number, or a PunctError naming ``what`` and the line."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise PunctError(f"{what} {text!r} is not a number", path, lineno) from None
-    if not math.isfinite(x):
-        raise PunctError(f"{what} {text!r} is not a finite number", path, lineno)
-    return x
-
-
-@dataclass(frozen=True)
-class Segment:
-    """One line of a Kaldi ``segments`` file: an utterance's span of a recording, in seconds
-    (``end`` -1: to the end of the recording, as Kaldi's ``extract-segments`` reads it)."""
-
-    utt: str
-    recording: str
-    start: float
-    end: float
-
-    @property
-    def stop(self) -> float:
-        """The end, infinite for an open one (-1)."""
-        return math.inf if self.end < 0 else self.end
-
-
-def read_segments(path: str | Path, sorted_keys: bool = True) -> dict[str, Segment]:
-    """Read a Kaldi ``segments`` file (``<utt> <recording> <start> <end>``): unique utterance
-    ids (in byte order unless ``sorted_keys=False``), finite times with 0 <= start < end or
-    end -1. The one reader of segments files, for data directories and for CTMs alike."""
-    path = Path(path)
-    if path.is_dir():
-        raise PunctError("is a directory, not a segments file", path)
-    out: dict[str, Segment] = {}
-    for utt, f, lineno in read_table(path, sorted_keys=sorted_keys):
-        if len(f) != 3:
-            raise PunctError(f"expected '<utterance> <recording> <start> <end>', got {len(f) + 1} fields", path, lineno)
-        start = finite_number(f[1], "segment start", path, lineno)
-        end = finite_number(f[2], "segment end", path, lineno)
-        if start < 0 or (end != -1 and end <= start):
-            raise PunctError(f"bad segment times {f[1]} {f[2]} (need 0 <= start < end, or end -1)", path, lineno)
-        out[utt] = Segment(utt, f[0], start, end)
-    if not out:
-        raise PunctError("no segments in it (expected lines '<utterance> <recording> <start> <end>')", path)
-    return out
-
-
-def write_table(path: str | Path, rows: Mapping[str, Sequence[str] | str]) -> None:
-    """Write ``key value...`` lines sorted in byte order, atomically."""
-    keys = sorted(rows, key=lambda k: k.encode("utf-8"))
-    with atomic_write(path) as f:
-        for k in keys:
-            if not k or any(c.isspace() for c in k):
-                raise PunctError(f"invalid key {k!r} (empty or contains white space)", path)
-            v = rows[k]
-            v = v if isinstance(v, str) else " ".join(v)
-            f.write(f"{k} {v}\n" if v else f"{k}\n")
-
-
-def spk2utt_from_utt2spk(utt2spk: Mapping[str, str]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for utt in sorted(utt2spk, key=lambda k: k.encode("utf-8")):
-        out.setdefault(utt2spk[utt], []).append(utt)
-    return out
 
 
 def _speaker_field(spk: str | None) -> str:
@@ -293,15 +186,12 @@ def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
             if other != keys:
                 extra = sorted(other - keys)[:1] or sorted(keys - other)[:1]
                 raise PunctError(f"key set differs from text (e.g. {extra[0]!r})", f)
-    if segs is not None:  # each recording in wav.scp
-        from punct.audio import read_wav_scp
-
-        if (path / "wav.scp").is_file():
-            wav = read_wav_scp(path / "wav.scp")
-            lost = sorted(s.utt for s in segs.values() if s.recording not in wav)
-            if lost:
-                raise PunctError(f"recording {segs[lost[0]].recording!r} of utterance {lost[0]!r} has no wav.scp "
-                                 f"entry ({len(lost)} such)", path / "segments")
+    if segs is not None and (path / "wav.scp").is_file():  # each recording in wav.scp
+        wav = read_wav_scp(path / "wav.scp")
+        lost = sorted(s.utt for s in segs.values() if s.recording not in wav)
+        if lost:
+            raise PunctError(f"recording {segs[lost[0]].recording!r} of utterance {lost[0]!r} has no wav.scp "
+                             f"entry ({len(lost)} such)", path / "segments")
     for _, v, n in tables.get("utt2spk", []):
         if len(v) != 1:
             raise PunctError(f"expected '<utterance> <speaker>', got {len(v) + 1} fields", path / "utt2spk", n)

@@ -1,7 +1,9 @@
 import pytest
 
-from punct.datadir import load_utterances, read_table, validate_datadir, write_datadir
+from punct.datadir import load_utterances, validate_datadir, write_datadir
+
 from punct.errors import PunctError
+from punct.tables import read_table
 from punct.words import Utterance, Word
 
 

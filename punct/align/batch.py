@@ -27,10 +27,10 @@ from pathlib import Path
 from punct.align.aligner import AlignConfig, ForcedAligner
 from punct.align.decoder import AsrConfig, Recognizer
 from punct.align.output import write_phone_ctm, write_textgrid, write_word_ctm
-from punct.audio import TARGET_RATE, RecordingCache, read_wav_scp, utterance_spans
-from punct.datadir import read_table, write_table
+from punct.audio import TARGET_RATE, RecordingCache, utterance_spans
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, write_json
+from punct.tables import read_table, read_wav_scp, write_table
 from punct.words import Utterance, Word
 
 log = logging.getLogger(__name__)

@@ -50,8 +50,8 @@ def load_cfg(args: argparse.Namespace):
 
 def part_is_done(data: Path, out: Path) -> bool:
     """True when ``out`` is marked done and its word_times has exactly the utterances of ``data/text``."""
-    from punct.datadir import read_table
     from punct.fsutil import is_done
+    from punct.tables import read_table
 
     if not is_done(out) or not (out / "word_times").is_file():
         return False
@@ -62,10 +62,10 @@ def prepare_lts(cfg, data: Path | None) -> None:
     """Train the letter-to-sound rules once (cached) if ``data/text`` (or, without data, anything)
     may need them, so that parallel jobs find them ready instead of each training them."""
     from punct.align.aligner import model_paths
-    from punct.align.g2p import LetterToSound, load_or_train
     from punct.align.dictionary import read_dictionary
+    from punct.align.g2p import LetterToSound, load_or_train
     from punct.align.lexicon import Lexicon
-    from punct.datadir import read_table
+    from punct.tables import read_table
 
     _, dict_path, _ = model_paths(cfg.hmm, cfg.dict)
     if data is not None:

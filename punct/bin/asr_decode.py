@@ -92,8 +92,8 @@ def _main(args: argparse.Namespace) -> int:
     from punct.align.batch import decode_datadir
     from punct.align.decoder import AsrConfig
     from punct.config import load_config
-    from punct.datadir import read_table
     from punct.fsutil import done_marker, is_done, mark_done
+    from punct.tables import read_table
 
     if is_done(out) and (out / "text").is_file() and not args.force and (data / "text").is_file():
         if {k for k, _, _ in read_table(out / "text")} == {k for k, _, _ in read_table(data / "text")}:

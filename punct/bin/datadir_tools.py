@@ -56,8 +56,8 @@ UTT_TABLES = ("text", "labels", "utt2spk", "segments", "word_times", "word_conf"
 
 def _weights(d: Path, utts: list[str], reco_of: dict[str, str], words: dict[str, int]) -> dict[str, float]:
     """Per utterance: duration in seconds when it can be known cheaply, else its word count."""
-    from punct.audio import audio_duration, read_wav_scp
-    from punct.datadir import read_segments
+    from punct.audio import audio_duration
+    from punct.tables import read_segments, read_wav_scp
 
     if (d / "segments").is_file():
         segs = read_segments(d / "segments")
@@ -122,7 +122,7 @@ class _Cutter:
     table cut to them, ``wav.scp`` to their recordings, ``spk2utt``."""
 
     def __init__(self, d: Path):
-        from punct.datadir import read_table
+        from punct.tables import read_table
 
         self.d = d
         self.tables = [t for t in UTT_TABLES if t == "text" or (d / t).is_file()] + sorted(
@@ -132,13 +132,13 @@ class _Cutter:
         self.reco_of = {k: v[0] for k, v in self.rows.get("segments", {}).items()}
         self.wav = None
         if (d / "wav.scp").is_file():
-            from punct.audio import read_wav_scp
+            from punct.tables import read_wav_scp
 
             self.wav = read_wav_scp(d / "wav.scp")
 
     def write(self, out: Path, members: set[str]) -> None:
-        from punct.datadir import spk2utt_from_utt2spk, write_table
         from punct.errors import PunctError
+        from punct.tables import spk2utt_from_utt2spk, write_table
 
         for t in self.tables:
             write_table(out / t, {k: v for k, v in self.rows[t].items() if k in members})
@@ -285,8 +285,8 @@ def overlap_datadirs(train: str | Path, heldout: Sequence[str | Path], n: int = 
 
 def merge_tables(parts: Sequence[str | Path], out: str | Path) -> int:
     """Union of ``key value...`` tables with disjoint keys, written sorted; returns the number of keys."""
-    from punct.datadir import read_table, write_table
     from punct.errors import PunctError
+    from punct.tables import read_table, write_table
 
     rows: dict[str, list[str]] = {}
     for p in parts:

@@ -51,11 +51,11 @@ def load_cfg(args: argparse.Namespace):
 
 def merge(data: Path, out: Path, nj: int, cfg) -> None:
     from punct.bin.datadir_tools import part_dirs, read_reports, sum_reports
-    from punct.datadir import read_table
     from punct.errors import PunctError
     from punct.fsutil import is_done, mark_done, write_json
     from punct.prosody.features import read_features, write_features
     from punct.prosody.pooling import WORD_FEATURES, SpeakerStats, normalize_all
+    from punct.tables import read_table
 
     raw = {}
     stats = SpeakerStats()
@@ -101,10 +101,10 @@ def _main(args: argparse.Namespace) -> int:
         merge(data, out, args.merge, cfg)
         return 0
     require_inputs([data / "text", data / "word_times", data / "wav.scp"])
-    from punct.datadir import read_table
     from punct.fsutil import done_marker, is_done, mark_done, write_json
     from punct.prosody.features import write_features
     from punct.prosody.pooling import WORD_FEATURES, extract_raw
+    from punct.tables import read_table
 
     if is_done(out) and (out / "raw.scp").is_file() and not args.force:
         if {k for k, _, _ in read_table(out / "raw.scp")} == {k for k, _, _ in read_table(data / "text")}:

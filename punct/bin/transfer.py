@@ -36,8 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def transfer_datadir(ref: Path, hyp: Path) -> dict:
     """Write HYP/labels from REF's marks; return the summed statistics as a dict."""
-    from punct.datadir import load_utterances, validate_datadir, write_table
+    from punct.datadir import load_utterances, validate_datadir
     from punct.errors import PunctError
+    from punct.tables import write_table
     from punct.transfer import TransferStats, transfer_marks
 
     refs = {u.id: u for u in load_utterances(ref, require_labels=True)}

@@ -21,9 +21,9 @@ import sys
 from pathlib import Path
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
-from punct.datadir import read_segments, read_table
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, write_json
+from punct.tables import read_segments, read_table
 
 log = logging.getLogger("punct.bin.wer")
 
@@ -46,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def write_stm(ref_dir: Path, path: Path, only: set[str] | None = None) -> None:
     """NIST STM of the reference (the utterances in ONLY, or all): one segment per utterance, sorted."""
-    from punct.audio import audio_duration, read_wav_scp
+    from punct.audio import audio_duration
+    from punct.tables import read_wav_scp
     text = read_table(ref_dir / "text")
     spk = {k: v[0] for k, v, _ in read_table(ref_dir / "utt2spk")} if (ref_dir / "utt2spk").is_file() else {}
     segs = read_segments(ref_dir / "segments") if (ref_dir / "segments").is_file() else None

@@ -557,7 +557,8 @@ def punctuated_text(utt: Utterance) -> str:
 
 def write_decode(out_dir: str | Path, utts: list[Utterance]) -> None:
     """A data directory of the predictions (``text``, ``labels``, ...) plus ``text.punct``."""
-    from punct.datadir import write_datadir, write_table
+    from punct.datadir import write_datadir
+    from punct.tables import write_table
 
     out_dir = Path(out_dir)
     write_datadir(out_dir, utts)

@@ -100,7 +100,8 @@ def tune(lexical: str | Path, acoustic: str | Path, dev_dir: str | Path, train_d
     (``cfg.grid``, each key defaulting to its configured value) by the stage-1 result,
     then the stage-2 ones by the stage-2 result. Returns the chosen config and one
     row per tried setting (stage, parameters, objective, overall F1, sentence F1)."""
-    from punct.datadir import load_utterances, read_table
+    from punct.datadir import load_utterances
+    from punct.tables import read_table
 
     if not (Path(dev_dir) / "labels").is_file():
         raise PunctError("the tuning set needs reference labels", Path(dev_dir) / "labels")

@@ -31,9 +31,10 @@ if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONP
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
-from punct.datadir import spk2utt_from_utt2spk, validate_datadir, write_table
+from punct.datadir import validate_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, is_done, iter_lines, mark_done
+from punct.tables import spk2utt_from_utt2spk, write_table
 from punct.textnorm import tokenize_punctuated, unescape_html
 from punct.words import Word
 

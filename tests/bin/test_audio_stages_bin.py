@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from punct.bin import align, asr_decode, datadir_tools, prosody_feats, transfer
-from punct.datadir import load_utterances, read_table, validate_datadir
+from punct.datadir import load_utterances, validate_datadir
+from punct.tables import read_table
 
 SENTENCES = {
     "utt-a": "The printer set the type by hand, one letter at a time.",

@@ -3,10 +3,10 @@ import random
 
 import pytest
 
-from punct.datadir import Segment
 from punct.errors import PunctError
 from punct.io import ctm, detect_format
 from punct.io.sentences import punctuated, split_token
+from punct.tables import Segment
 from punct.words import Utterance, Word
 
 

@@ -1,0 +1,161 @@
+"""The package's floors (docs/DESIGN.md, "Floors"): every module of punct/ imports only
+from its own floor or the floors below it, and no modules import each other, directly or
+round a loop. Imports inside functions count: a lazy import is still a dependency."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "punct"
+
+#: module (or package prefix) -> floor; the longest matching prefix decides
+FLOORS = {
+    "punct": 0,  # the package itself: its version only
+    "punct.errors": 1, "punct.labels": 1, "punct.words": 1, "punct.config": 1, "punct.fsutil": 1,
+    "punct.tables": 1, "punct.audio": 1, "punct.textnorm": 1, "punct.overlap": 1,
+    "punct.io": 2, "punct.datadir": 2, "punct.transfer": 2, "punct.prosody": 2, "punct.align": 2,
+    "punct.models": 2,
+    "punct.score": 3, "punct.significance": 3,
+    "punct.engine": 4,
+    "punct.bin": 5, "punct.restore": 5,
+    "punct.cli": 6, "punct.__main__": 6,
+}
+
+
+def floor_of(module: str) -> int | None:
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        f = FLOORS.get(".".join(parts[:n]))
+        if f is not None and (n > 1 or module == "punct"):
+            return f
+    return None
+
+
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    out = {}
+    for p in sorted(root.rglob("*.py")):
+        parts = list(p.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = p
+    return out
+
+
+def import_graph(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """module -> the punct modules it imports (a name imported from a package resolves to
+    the submodule when there is one, else to the package)."""
+
+    def resolve(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                targets = [base] + [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            for t in targets:
+                if t == "punct" or t.startswith("punct."):
+                    r = resolve(t)
+                    if r is not None and r != name:
+                        deps.add(r)
+        graph[name] = deps
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        found.append(sorted(comp))
+    return found
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return [f"{m} (floor {floor_of(m)}) imports {d} (floor {floor_of(d)})"
+            for m in sorted(graph) for d in sorted(graph[m]) if floor_of(d) > floor_of(m)]
+
+
+def test_every_module_has_a_floor():
+    assert [m for m in modules() if floor_of(m) is None] == []
+
+
+def test_no_module_imports_a_floor_above_its_own():
+    assert upward_imports(import_graph(modules())) == []
+
+
+def test_no_import_cycles():
+    assert cycles(import_graph(modules())) == []
+
+
+def _package(tmp_path, files: dict[str, str]) -> dict[str, Path]:
+    for rel, text in files.items():
+        p = tmp_path / "punct" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return modules(tmp_path / "punct")
+
+
+@pytest.mark.parametrize("files,expected", [
+    ({"__init__.py": "", "a.py": "from punct import b\n", "b.py": "def f():\n    from punct.a import x\n"},
+     [["punct.a", "punct.b"]]),
+    ({"__init__.py": "", "a.py": "import punct.b\n", "b.py": "from . import c\n", "c.py": "from .a import y\n"},
+     [["punct.a", "punct.b", "punct.c"]]),
+    ({"__init__.py": "", "a.py": "import punct.b\n", "b.py": "from punct.errors import E\n"}, []),
+])
+def test_the_cycle_check_sees_loops_and_lazy_imports(tmp_path, files, expected):
+    assert cycles(import_graph(_package(tmp_path, files))) == expected
+
+
+def test_the_floor_check_sees_an_upward_import(tmp_path):
+    mods = _package(tmp_path, {"__init__.py": "", "errors.py": "",
+                               "audio.py": "def f():\n    from punct.datadir import read_table\n",
+                               "datadir.py": "from punct.errors import PunctError\n"})
+    assert upward_imports(import_graph(mods)) == ["punct.audio (floor 1) imports punct.datadir (floor 2)"]
