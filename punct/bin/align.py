@@ -89,11 +89,10 @@ def prepare_lts(cfg, data: Path | None) -> None:
 
 
 def merge(data: Path, out: Path, nj: int) -> None:
-    from punct.bin.datadir_tools import (merge_ctms, merge_tables, move_tree_files, part_dirs, read_reports,
-                                         sum_reports)
     from punct.datadir import validate_datadir
     from punct.errors import PunctError
     from punct.fsutil import is_done, mark_done, write_json
+    from punct.splits import merge_ctms, merge_tables, move_tree_files, part_dirs, read_reports, sum_reports
 
     parts = part_dirs(out, nj)
     for p in parts:

@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
-from punct.bin.wer import score_wer
 
 log = logging.getLogger("punct.bin.asr_decode")
 
@@ -46,10 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def merge(data: Path, out: Path, nj: int, hyp_dir: Path | None) -> None:
-    from punct.bin.datadir_tools import merge_ctms, merge_tables, part_dirs, read_reports, sum_reports
     from punct.datadir import validate_datadir
     from punct.errors import PunctError
     from punct.fsutil import atomic_dir, is_done, mark_done, write_json
+    from punct.splits import merge_ctms, merge_tables, part_dirs, read_reports, sum_reports
+    from punct.wer import score_wer
 
     parts = part_dirs(out, nj)
     for p in parts:

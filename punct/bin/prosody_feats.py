@@ -50,10 +50,10 @@ def load_cfg(args: argparse.Namespace):
 
 
 def merge(data: Path, out: Path, nj: int, cfg) -> None:
-    from punct.bin.datadir_tools import part_dirs, read_reports, sum_reports
     from punct.errors import PunctError
     from punct.fsutil import is_done, mark_done, write_json
     from punct.prosody.features import read_features, write_features
+    from punct.splits import part_dirs, read_reports, sum_reports
     from punct.prosody.pooling import WORD_FEATURES, SpeakerStats, normalize_all
     from punct.tables import read_table
 

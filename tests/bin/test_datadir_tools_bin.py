@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from punct.bin.datadir_tools import main, merge_ctms, merge_tables, split_datadir, subset_datadir, sum_reports
+from punct.bin.datadir_tools import main
+from punct.splits import merge_ctms, merge_tables, split_datadir, subset_datadir, sum_reports
 from punct.datadir import validate_datadir
 from punct.errors import PunctError
 from punct.tables import read_table

@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from punct.bin import wer
+from punct.wer import write_stm
 
 # reference: 10 words in call-a, 4 in call-b
 REF = {"call-a": "so revenue grew ten percent and margins were flat too",
@@ -65,7 +66,7 @@ def test_one_utterance(dirs):
 def test_stm_spans_come_from_segments_an_open_end_reaching_the_recording_end(tmp_path):
     ref = _datadir(tmp_path / "ref", REF, False)
     (ref / "segments").write_text("call-a rec 2.5 9.0\ncall-b rec 9.0 -1\n", encoding="utf-8")
-    wer.write_stm(ref, tmp_path / "ref.stm")
+    write_stm(ref, tmp_path / "ref.stm")
     lines = [line.split()[:5] for line in (tmp_path / "ref.stm").read_text(encoding="utf-8").splitlines()[1:]]
     assert lines == [["rec", "1", "call-a", "2.500", "9.000"], ["rec", "1", "call-b", "9.000", "1000000.000"]]
 
