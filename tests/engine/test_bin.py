@@ -11,7 +11,16 @@ from punct.datadir import load_utterances
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("module", ["punct.bin.train", "punct.bin.decode"])
+#: every entry point (a new one is checked without being listed), and the punct command
+ENTRY_POINTS = sorted(f"punct.bin.{p.stem}" for p in (ROOT / "punct" / "bin").glob("*.py")
+                      if p.stem not in ("__init__", "common")) + ["punct.cli"]
+
+
+def test_the_entry_points_are_found():
+    assert {"punct.bin.train", "punct.bin.decode", "punct.bin.restore", "punct.cli"} <= set(ENTRY_POINTS)
+
+
+@pytest.mark.parametrize("module", ENTRY_POINTS)
 def test_help_does_not_import_torch(module):
     code = f"import sys; from {module} import main\ntry:\n  main(['--help'])\nexcept SystemExit as e:\n  assert e.code == 0\nassert 'torch' not in sys.modules, 'torch imported'\n"
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
