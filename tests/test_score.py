@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from punct.bin.results import _class, _get
+from punct.results import _class, _get
 from punct.errors import PunctError
 from punct.score import score_labels, score_utterances
 from punct.words import Utterance, Word

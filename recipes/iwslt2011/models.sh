@@ -2,7 +2,7 @@
 # 2.1M-word train_2m (the papers' train2012 budget) and scored on test2011 like
 # T-BRNN. Sourced by corpus.sh after its own list; run.sh stage 6 trains them in
 # this order, stage 8 decodes and stage 9 scores each one. The published overall F1
-# on test2011 is in each config's header and in punct/bin/results.py (PUBLISHED).
+# on test2011 is in each config's header and in punct/results.py (PUBLISHED).
 # CPU cost of one epoch on 2 cores: benchmarks/bench_models.py.
 # name|config|train set|config overrides
 # shellcheck shell=bash

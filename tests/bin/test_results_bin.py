@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from punct.bin import results
+from punct import results
+from punct.bin import results as results_bin
 from punct.errors import PunctError
 
 
@@ -21,7 +22,7 @@ def test_wer_cross_check_section(tmp_path):
     asr.mkdir(parents=True)
     (asr / "wer.json").write_text(json.dumps({"punct_score": {"ref_words": 593, "wer": 32.55}, "sclite": None}))
     out = tmp_path / "RESULTS.md"
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "| earnings | e21_kaldi_rev | 4386541 | 2707 | 269 | 53 | 201 | 19.32 | 9.9 / 2.0 / 7.4 | 19.3 | " \
            "`python -m punct.bin.wer --utt 4386541` |" in text
@@ -31,12 +32,12 @@ def test_wer_cross_check_section(tmp_path):
 def test_no_experiments_no_sections(tmp_path):
     (tmp_path / "exp").mkdir()
     out = tmp_path / "RESULTS.md"
-    assert results.main(["--exp", str(tmp_path / "exp"), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(tmp_path / "exp"), "--out", str(out)]) == 0
     assert "cross-check" not in out.read_text(encoding="utf-8")
 
 
 def test_missing_exp_is_an_error(tmp_path, capsys):
-    assert results.main(["--exp", str(tmp_path / "none"), "--out", str(tmp_path / "R.md")]) == 1
+    assert results_bin.main(["--exp", str(tmp_path / "none"), "--out", str(tmp_path / "R.md")]) == 1
     assert "none" in capsys.readouterr().err
     assert not (tmp_path / "R.md").exists()
 
@@ -71,7 +72,7 @@ def test_benchmark_sections(tmp_path):
         "threads": 1, "cores": 2, "torch": "2.13.0", "load_before": 0.1, "load_after": 0.9,
         "command": "python benchmarks/bench_optimizer.py --json x"}))
     out = tmp_path / "RESULTS.md"
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "| tbrnn.yaml | tbrnn | 9,018,628 | 2500 | 9000 | 0.23 |" in text
     assert "| drnn_lwma.yaml (bf16) | drnn_lwma | 9,174,252 | 3248 | 1600 | 0.18 |" in text
@@ -87,7 +88,7 @@ def test_benchmark_sections(tmp_path):
 
 
 def test_training_state_from_done_file_or_log(tmp_path):
-    from punct.bin.results import _stopped, _train_info
+    from punct.results import _stopped, _train_info
 
     d = tmp_path / "m"
     (d / "log").mkdir(parents=True)
@@ -202,7 +203,7 @@ def test_ledger_keeps_rows_and_sections_whose_files_are_gone(tmp_path):
     (exp / "benchmarks" / "train_nproc.json").write_text(json.dumps({
         "config": "conf/tbrnn.yaml", "train_words": 1000, "rows": [{"layout": "1 process, 1 thread", "words_per_s": 5.0}],
         "command": "python benchmarks/bench_train_nproc.py"}))
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     first = out.read_text(encoding="utf-8")
     assert "| old [2] |" in first and "†" not in first
     assert (tmp_path / "RESULTS.json").is_file()
@@ -210,7 +211,7 @@ def test_ledger_keeps_rows_and_sections_whose_files_are_gone(tmp_path):
     shutil.rmtree(old)
     (exp / "benchmarks" / "train_nproc.json").unlink()
     _scored(exp, "c", "kept", "test", _report(40, 50, 10, 47.5))  # scored again: the new numbers win
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     rows = [x for x in text.splitlines() if x.startswith("| ") and "[" in x]
     assert rows[0].startswith("| kept [1] |") and "| 47.5 |" in rows[0]
@@ -219,7 +220,7 @@ def test_ledger_keeps_rows_and_sections_whose_files_are_gone(tmp_path):
     assert "Rows marked † come from the ledger" in text
     assert "| 1 process, 1 thread | 5 |" in text and "† From the ledger" in text
     again = out.read_text(encoding="utf-8")
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0  # stable: nothing lost on a rerun
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0  # stable: nothing lost on a rerun
     assert out.read_text(encoding="utf-8") == again
 
 
@@ -238,10 +239,10 @@ def test_asr_rows_of_other_corpora_survive_a_rerun_of_one(tmp_path):
 
     asr("ljspeech", "dev", 32.55)
     asr("earnings", "e21", 20.0)
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     shutil.rmtree(exp / "ljspeech")
     asr("earnings", "e21", 18.5)  # earnings decoded again: its new row wins
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     sec = text[text.index("## ASR decoding"):]
     sec = sec[: sec.index("\n## ")] if "\n## " in sec else sec
@@ -252,10 +253,10 @@ def test_asr_rows_of_other_corpora_survive_a_rerun_of_one(tmp_path):
     ledger = json.loads((tmp_path / "RESULTS.json").read_text())["sections"]["asr"]
     assert not any("†" in x for x in ledger) and any(x.startswith("| ljspeech | dev |") for x in ledger)
     again = text
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0  # stable on a rerun
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0  # stable on a rerun
     assert out.read_text(encoding="utf-8") == again
     asr("ljspeech", "dev", 30.0)  # back under exp/: no longer carried
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "| ljspeech | dev | 100 | 30.00 |" in text and "32.55" not in text and "| † " not in text
 
@@ -265,9 +266,9 @@ def test_no_ledger_reads_exp_only(tmp_path):
     (exp / "c").mkdir(parents=True)
     (tmp_path / "R.json").write_text(json.dumps({"format": 1, "sections": {}, "rows": [
         {"corpus": "c", "exp": "gone", "set": "test", "report": _report(50, 60, 10, 55.0)}]}))
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     assert "| gone † [1] |" in out.read_text(encoding="utf-8")
-    assert results.main(["--exp", str(exp), "--out", str(out), "--no-ledger"]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out), "--no-ledger"]) == 0
     assert "gone" not in out.read_text(encoding="utf-8")
 
 
@@ -282,7 +283,7 @@ def test_bad_ledger_is_a_one_line_error_and_writes_nothing(tmp_path, capsys, tex
     out, ledger = tmp_path / "R.md", tmp_path / "R.json"
     out.write_text("earlier\n")
     ledger.write_text(text)
-    assert results.main(["--exp", str(tmp_path / "exp"), "--out", str(out)]) == 1
+    assert results_bin.main(["--exp", str(tmp_path / "exp"), "--out", str(out)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and problem in err[0] and "R.json" in err[0]
     assert out.read_text() == "earlier\n" and ledger.read_text() == text
@@ -310,7 +311,7 @@ def test_data_sets_section_from_prepared_stats(tmp_path):
     (tmp_path / "data" / "c" / "hyp").mkdir()
     (tmp_path / "data" / "c" / "hyp" / "stats.json").write_text(json.dumps({"speakers": 3}))  # not label stats: skipped
     out = tmp_path / "R.md"
-    assert results.main(["--exp", str(tmp_path / "exp"), "--data", str(tmp_path / "data"), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(tmp_path / "exp"), "--data", str(tmp_path / "data"), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "## c: the prepared data sets" in text
     assert "| train | 1,000 | 8.00 | 6.00 | 1.00 | 14.3 | test 0.12% (0 of 13 seen) |" in text and "| hyp |" not in text
@@ -319,7 +320,7 @@ def test_data_sets_section_from_prepared_stats(tmp_path):
 
 def test_ledger_and_results_file_must_differ(tmp_path, capsys):
     (tmp_path / "exp").mkdir()
-    assert results.main(["--exp", str(tmp_path / "exp"), "--out", str(tmp_path / "R.json")]) == 1
+    assert results_bin.main(["--exp", str(tmp_path / "exp"), "--out", str(tmp_path / "R.json")]) == 1
     assert "ledger would overwrite" in capsys.readouterr().err
     assert not (tmp_path / "R.json").exists()
 
@@ -327,7 +328,7 @@ def test_ledger_and_results_file_must_differ(tmp_path, capsys):
 def test_best_epoch_follows_select_by(tmp_path):
     """With select_by f1 the best epoch is the first one of the highest validation F1, else the
     lowest perplexity's."""
-    from punct.bin.results import _train_info
+    from punct.results import _train_info
 
     d = tmp_path / "m"
     d.mkdir()
@@ -352,7 +353,7 @@ def test_bad_exp_json_is_a_one_line_error_and_writes_nothing(tmp_path, capsys, n
     d = _scored(exp, "c", "lex", "test", _report(50, 60, 10, 55.0))
     (d / name).write_text(text)
     out.write_text("earlier\n")
-    assert results.main(["--exp", str(exp), "--out", str(out), "--no-ledger"]) == 1
+    assert results_bin.main(["--exp", str(exp), "--out", str(out), "--no-ledger"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and problem in err[0] and name.split("/")[-1] in err[0], err
     assert out.read_text() == "earlier\n"
@@ -368,7 +369,7 @@ def test_ensemble_row_sums_its_members_training(tmp_path):
         (d / "train_done.json").write_text(json.dumps({"stopped": "patience"}))
     e = _scored(exp, "c", "ab", "test", _report(52, 62, 12, 57.0))
     (e / "members").write_text(f"{exp}/c/a/best.pt\nexp/c/b/best.pt\n")
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     row = next(x for x in out.read_text(encoding="utf-8").splitlines() if x.startswith("| ab ["))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == "2000" and cells[-3] == "ensemble of a + b" and cells[-2] == "1.50"
@@ -378,7 +379,7 @@ def test_ensemble_row_sums_its_members_training(tmp_path):
     (e1 / "members").write_text(f"{exp}/c/a/best.pt\n")
     (e1 / "decode_test" / "decode_stats.json").write_text(json.dumps(
         {"model": "ensemble", "bias": {"COMMA": 0.4, "PERIOD": 0.8, "QUESTION": -0.25}}))
-    assert results.main(["--exp", str(exp), "--out", str(out)]) == 0
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     row = next(x for x in out.read_text(encoding="utf-8").splitlines() if x.startswith("| a_bias ["))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[-3] == "a (bias , +0.4 . +0.8 ? -0.25)" and cells[-2] == "1.00"
