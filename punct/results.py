@@ -17,7 +17,7 @@ from typing import Any
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
-from punct.labels import MARK_LABELS, mark_of
+from punct.labels import COMMA, MARK_LABELS, PERIOD, QUESTION, SENTENCE_END, mark_of
 
 #: the repository: recipes/<corpus>/results_notes.md is printed under its corpus table
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +28,7 @@ PUBLISHED: dict[str, list[dict[str, Any]]] = {
     # per class (P, R, F1) and overall P, R: the T-BRNN table of the punctuator2 README
     # (github.com/ottokart/punctuator2, "English TED talks", the Interspeech 2016 model)
     "tbrnn": [{"system": "T-BRNN (Tilk and Alumäe 2016, Table 2)", "f1": 63.1, "ser": 51.3, "p": 68.9, "r": 58.1,
-               "classes": {"COMMA": (64.4, 45.2, 53.1), "PERIOD": (72.3, 71.5, 71.9), "QUESTION": (67.5, 58.7, 62.8)}}],
+               "classes": {COMMA: (64.4, 45.2, 53.1), PERIOD: (72.3, 71.5, 71.9), QUESTION: (67.5, 58.7, 62.8)}}],
     "tbrnn_pre": [{"system": "T-BRNN-pre (Tilk and Alumäe 2016, Table 2)", "f1": 64.4}],
     "tlstm": [{"system": "T-LSTM (Tilk and Alumäe 2015, as reported by Tilk and Alumäe 2016)", "f1": 50.8}],
     "drnn_lwma": [{"system": "DRNN-LWMA (Kim 2019)", "f1": 67.2}],
@@ -629,7 +629,7 @@ def data_sections(data_root: Path) -> dict[str, list[str]]:
             labels, words = st.get("labels"), st.get("words")
             if not isinstance(labels, dict) or not words:
                 continue
-            ends = sum(labels.get(c, 0) for c in ("PERIOD", "QUESTION"))
+            ends = sum(labels.get(c, 0) for c in SENTENCE_END)
             ov = st.get("heldout_overlap") if isinstance(st.get("heldout_overlap"), dict) else {}
             seen = ", ".join(f"{k} {_fmt(v.get('shared_pct'), 2)}% ({v.get('utterances_seen', 0)} of "
                              f"{v.get('utterances', 0)} seen)" for k, v in sorted(ov.items()) if isinstance(v, dict))

@@ -1,6 +1,7 @@
 """The package's floors (docs/DESIGN.md, "Floors"): every module of punct/ imports only
 from its own floor or the floors below it, and no modules import each other, directly or
-round a loop. Imports inside functions count: a lazy import is still a dependency."""
+round a loop. Imports inside functions count: a lazy import is still a dependency.
+And the label names are spelt in punct.labels only (CONVENTIONS.md, "Labels")."""
 from __future__ import annotations
 
 import ast
@@ -159,3 +160,30 @@ def test_the_floor_check_sees_an_upward_import(tmp_path):
                                "audio.py": "def f():\n    from punct.datadir import read_table\n",
                                "datadir.py": "from punct.errors import PunctError\n"})
     assert upward_imports(import_graph(mods)) == ["punct.audio (floor 1) imports punct.datadir (floor 2)"]
+
+
+def label_literals(mods: dict[str, Path]) -> list[str]:
+    """``module:line`` of every string constant that spells a mark label outside
+    punct.labels (docstrings aside): the inventory is listed in one place only."""
+    names = {"COMMA", "PERIOD", "QUESTION"}
+    out = []
+    for name, path in mods.items():
+        if name == "punct.labels":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        out += [f"{name}:{n.lineno}" for n in ast.walk(tree)
+                if isinstance(n, ast.Constant) and n.value in names and id(n) not in docs]
+    return out
+
+
+def test_only_punct_labels_spells_the_labels():
+    assert label_literals(modules()) == []
+
+
+def test_the_label_check_sees_a_literal(tmp_path):
+    mods = _package(tmp_path, {"__init__.py": "", "labels.py": 'COMMA = "COMMA"\n',
+                               "x.py": '"""Says COMMA."""\nENDS = ("PERIOD", "QUESTION")\n'})
+    assert label_literals(mods) == ["punct.x:2", "punct.x:2"]

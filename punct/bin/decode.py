@@ -24,6 +24,7 @@ from typing import Callable
 
 from punct.bin.common import ArgumentParser, at_least, add_common, require_inputs, run
 from punct.errors import PunctError
+from punct.labels import MARK_LABELS
 
 log = logging.getLogger("punct.bin.decode")
 
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with several --model: choose the weights with the best overall F1 on this labelled data "
                         "directory (a grid in steps of --weight-step), then decode --data with them")
     p.add_argument("--weight-step", type=float, default=0.1, help="grid step of --tune-weights-on (default 0.1)")
-    p.add_argument("--bias", type=float, nargs=3, default=None, metavar=("COMMA", "PERIOD", "QUESTION"),
+    p.add_argument("--bias", type=float, nargs=3, default=None, metavar=MARK_LABELS,
                    help="decision bias: a number per mark added to its log posterior before the argmax "
                         "(positive: more of that mark; default 0 0 0)")
     p.add_argument("--tune-bias-on", default=None, metavar="DEV_DIR",
@@ -137,7 +138,6 @@ def _tuned(args: argparse.Namespace, dev: str) -> dict:
     from punct.engine.decode import (bias_text, class_bias, ensemble_weights, load_tuned_weights, save_tuned_weights,
                                      tune_class_bias, tune_ensemble_weights, tuning_key, tuning_posteriors,
                                      weight_grid)
-    from punct.labels import MARK_LABELS
 
     if args.tune_weights_on is not None:
         weight_grid(len(args.model), args.weight_step)  # a bad step fails before any decoding

@@ -24,6 +24,7 @@ import sys
 
 from punct.bin.common import ArgumentParser, at_least, add_common, require_inputs, run
 from punct.errors import PunctError
+from punct.labels import MARK_LABELS
 
 _OUTPUT_FORMATS = ("text", "ctm", "textgrid", "json", "srt", "vtt", "datadir")
 
@@ -45,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights-from", default=None, metavar="FILE",
                    help="the weights (and the bias, if tuned) in FILE, as tuned by the recipe "
                         "(exp/.../tuned_weights.json, or an ensemble's decode_stats.json); the models in the same order")
-    p.add_argument("--bias", type=float, nargs=3, default=None, metavar=("COMMA", "PERIOD", "QUESTION"),
+    p.add_argument("--bias", type=float, nargs=3, default=None, metavar=MARK_LABELS,
                    help="decision bias: a number per mark added to its log posterior before the argmax "
                         "(positive: more of that mark; default 0 0 0, or the bias of --weights-from)")
     p.add_argument("--input-format", default=None,
