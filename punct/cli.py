@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def usage() -> str:
+    """The ``punct`` command's usage text: its commands, one line each."""
     lines = ["usage: punct COMMAND [options]   (punct COMMAND --help for its options)", "", "commands:"]
     for name, (_, desc) in COMMANDS.items():
         lines.append(f"  {name:<10} {desc}")

@@ -127,4 +127,5 @@ def to_dict(obj: Any) -> dict[str, Any]:
 
 
 def dump_yaml(data: Mapping[str, Any]) -> str:
+    """DATA as YAML text, keys in their given order."""
     return _yaml().safe_dump(dict(data), sort_keys=False, allow_unicode=True)

@@ -174,10 +174,12 @@ def done_marker(path: str | Path) -> Path:
 
 
 def is_done(path: str | Path) -> bool:
+    """True when PATH has its ``.done`` marker."""
     return done_marker(path).exists()
 
 
 def mark_done(path: str | Path) -> None:
+    """Write PATH's ``.done`` marker (after its outputs are complete)."""
     m = done_marker(path)
     m.parent.mkdir(parents=True, exist_ok=True)
     m.write_text("done\n")

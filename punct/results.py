@@ -219,6 +219,7 @@ def _row_cmd(row: dict) -> str:
 
 
 def render(rows: list[dict[str, Any]]) -> str:
+    """The corpus tables of RESULTS.md (with their notes and targets) from ROWS."""
     out = [
         "# Results",
         "",

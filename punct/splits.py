@@ -265,6 +265,7 @@ def sum_reports(reports: Iterable[dict]) -> dict:
 
 
 def read_reports(paths: Iterable[str | Path]) -> list[dict]:
+    """The JSON job reports at PATHS; a missing or broken one is a PunctError naming it."""
     from punct.errors import PunctError
 
     out = []

@@ -118,6 +118,7 @@ def write_table(path: str | Path, rows: Mapping[str, Sequence[str] | str]) -> No
 
 
 def spk2utt_from_utt2spk(utt2spk: Mapping[str, str]) -> dict[str, list[str]]:
+    """Kaldi's spk2utt from utt2spk: each speaker's utterances in byte order."""
     out: dict[str, list[str]] = {}
     for utt in sorted(utt2spk, key=lambda k: k.encode("utf-8")):
         out.setdefault(utt2spk[utt], []).append(utt)

@@ -62,6 +62,7 @@ class _Ticker:
 
 
 def times_value(words: list[Word]) -> str:
+    """The ``word_times`` field of timed words: ``start,end`` pairs with 3 decimals."""
     return " ".join(f"{w.start:.3f},{w.end:.3f}" for w in words)
 
 

@@ -248,6 +248,7 @@ def default_cache_dir() -> Path:
 
 
 def dictionary_hash(path: str | Path) -> str:
+    """The first 16 hex digits of the SHA-256 of the file at PATH (the key of cached rules)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):

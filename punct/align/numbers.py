@@ -68,6 +68,7 @@ def year(n: int) -> list[str]:
 
 
 def digits(s: str) -> list[str]:
+    """A string of digits read out one by one: ``"42"`` -> ``["four", "two"]``."""
     return [ONES[int(c)] for c in s]
 
 

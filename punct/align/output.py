@@ -20,6 +20,7 @@ from punct.words import Utterance
 
 
 def alignment_utterance(al: Alignment, recording: str | None = None) -> Utterance:
+    """The aligned words of AL as an Utterance of RECORDING (default: the utterance's own id)."""
     return Utterance(id=al.utt, words=list(al.words), recording=recording or al.utt)
 
 
@@ -36,6 +37,7 @@ def write_word_ctm(alignments: Iterable[tuple[Alignment, str]], path: str | Path
 
 
 def phone_ctm_lines(al: Alignment, recording: str) -> list[tuple[tuple, str]]:
+    """((recording, start) sort key, CTM line) for every phone and silence of AL."""
     rows = []
     for ph in al.phones:
         for p in ph:
@@ -46,6 +48,7 @@ def phone_ctm_lines(al: Alignment, recording: str) -> list[tuple[tuple, str]]:
 
 
 def write_phone_ctm(alignments: Iterable[tuple[Alignment, str]], path: str | Path) -> None:
+    """Write the phones and silences of every (alignment, recording) to one CTM, in time order, atomically."""
     rows = []
     for al, reco in alignments:
         rows += phone_ctm_lines(al, reco)

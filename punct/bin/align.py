@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_cfg(args: argparse.Namespace):
+    """The AlignConfig of ``--config`` with the command line's overrides."""
     from punct.align.aligner import AlignConfig
     from punct.config import load_config
 
@@ -89,6 +90,8 @@ def prepare_lts(cfg, data: Path | None) -> None:
 
 
 def merge(data: Path, out: Path, nj: int) -> None:
+    """Merge the finished jobs' parts under OUT into OUT (word_times, CTMs, TextGrids,
+    report) and install word_times into DATA; fails if a job has not finished."""
     from punct.datadir import validate_datadir
     from punct.errors import PunctError
     from punct.fsutil import is_done, mark_done, write_json

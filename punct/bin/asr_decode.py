@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def merge(data: Path, out: Path, nj: int, hyp_dir: Path | None) -> None:
+    """Merge the finished jobs' parts under OUT (text, word times and confidences, CTM,
+    report); with HYP_DIR also build the hypothesis data directory and score its WER."""
     from punct.datadir import validate_datadir
     from punct.errors import PunctError
     from punct.fsutil import atomic_dir, is_done, mark_done, write_json

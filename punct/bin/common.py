@@ -110,4 +110,5 @@ def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, pro
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
+    """The options every entry point has (``-v``)."""
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")

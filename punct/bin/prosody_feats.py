@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_cfg(args: argparse.Namespace):
+    """The ProsodyConfig of ``--config`` with the command line's overrides."""
     from punct.config import load_config
     from punct.prosody.pooling import ProsodyConfig
 
@@ -50,11 +51,13 @@ def load_cfg(args: argparse.Namespace):
 
 
 def merge(data: Path, out: Path, nj: int, cfg) -> None:
+    """Merge the finished jobs' raw features under OUT and normalise them per speaker
+    with the speaker statistics of all jobs together."""
     from punct.errors import PunctError
     from punct.fsutil import is_done, mark_done, write_json
     from punct.prosody.features import read_features, write_features
-    from punct.splits import part_dirs, read_reports, sum_reports
     from punct.prosody.pooling import WORD_FEATURES, SpeakerStats, normalize_all
+    from punct.splits import part_dirs, read_reports, sum_reports
     from punct.tables import read_table
 
     raw = {}

@@ -72,6 +72,7 @@ def best_snapshots(cfg: TrainConfig, snapshots: list[dict[str, Any]]) -> list[di
 
 
 def prune_snapshots(exp_dir: Path, snapshots: list[dict[str, Any]]) -> None:
+    """Delete the epoch snapshots of EXP_DIR that are not among SNAPSHOTS (those kept for averaging)."""
     keep = {f"{s['epoch']}.pt" for s in snapshots}
     folder = exp_dir / SNAPSHOT_DIR
     if folder.is_dir():

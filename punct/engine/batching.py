@@ -254,5 +254,6 @@ def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
 
 
 def iter_batches(slices: Slices, batches: list[np.ndarray], start: int = 0) -> Iterator[tuple]:
+    """The collated batches of SLICES, one per index array of BATCHES, from batch START on (a resumed epoch)."""
     for b in batches[start:]:
         yield collate(slices, b)

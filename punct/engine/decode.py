@@ -541,6 +541,7 @@ def load_tuned_weights(path: str | Path, key: dict) -> dict | None:
 
 
 def save_tuned_weights(path: str | Path, key: dict, tuned: dict) -> None:
+    """Write TUNED (weights, bias) to PATH with the KEY they were tuned for, atomically."""
     import json
 
     from punct.fsutil import atomic_write

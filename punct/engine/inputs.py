@@ -507,6 +507,7 @@ INPUT_KINDS: dict[str, type] = {
 
 
 def input_kind(model_cls: type) -> str:
+    """What a model class reads (``words``, ``words+feats``, ``chars``, ``wordpieces``, ``vectors``); ``words`` unless it says."""
     return getattr(model_cls, "input_kind", "words")
 
 

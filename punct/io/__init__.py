@@ -57,6 +57,7 @@ def format_module(name: str) -> ModuleType:
 
 
 def format_names() -> list[str]:
+    """The names of the formats punct reads and writes."""
     return sorted(FORMAT_MODULES)
 
 

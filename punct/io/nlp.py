@@ -75,6 +75,7 @@ _HAS_WRITTEN = "written" in getattr(Word, "__dataclass_fields__", {})
 
 
 def utt_id_of(path: Path) -> str:
+    """The utterance id of an ``.nlp`` file: its name without the suffix, white space as ``_``."""
     name = path.name
     if name.lower().endswith(".nlp"):
         name = name[:-4]

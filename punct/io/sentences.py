@@ -105,6 +105,7 @@ def punctuated(w: Word) -> str:
 
 
 def punctuated_line(words: Sequence[Word]) -> str:
+    """WORDS written with their marks, space-separated, on one line."""
     return " ".join(punctuated(w) for w in words)
 
 

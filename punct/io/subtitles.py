@@ -45,6 +45,7 @@ _SRT_TAG_RE = re.compile(r"^</?(?:i|b|u|s|font)(?:\s[^>]*)?>$", re.IGNORECASE)
 
 
 def sniff(head: str) -> bool:
+    """True if HEAD starts as WebVTT or SubRip (a cue number, then a timing line)."""
     h = head.lstrip("\ufeff")
     if h.startswith("WEBVTT"):
         return True

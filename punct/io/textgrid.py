@@ -41,6 +41,7 @@ _WORDS_TIER_RE = re.compile(r"^(?:(?P<spk>.+?)\s+-\s+)?(?:words?)$", re.IGNORECA
 
 
 def sniff(head: str) -> bool:
+    """True if HEAD looks like a Praat TextGrid (long or short text format)."""
     return "ooTextFile" in head and "TextGrid" in head
 
 

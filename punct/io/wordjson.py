@@ -41,6 +41,7 @@ _CONF_KEYS = ("conf", "probability", "confidence", "score")
 
 
 def sniff(head: str) -> bool:
+    """True if HEAD starts as a JSON object or array."""
     return head.lstrip().startswith(("{", "["))
 
 

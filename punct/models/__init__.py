@@ -86,6 +86,7 @@ def register(name: str) -> Callable[[type], type]:
 
 
 def model_names() -> list[str]:
+    """Every registered model name, including those of modules not imported yet."""
     return sorted(set(MODEL_MODULES) | set(MODELS))
 
 

@@ -67,6 +67,7 @@ class Tokenizer:
 
 
 def load_tokenizer(name: str) -> Tokenizer:
+    """The word-piece tokenizer of the packaged encoder NAME."""
     return Tokenizer(name)
 
 

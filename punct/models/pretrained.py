@@ -197,6 +197,7 @@ VECTOR_SETS: dict[str, Callable[[], WordVectors]] = {
 
 
 def vector_names() -> list[str]:
+    """The names ``load_vectors`` accepts."""
     return sorted(VECTOR_SETS) + ["hash-<D>d"]
 
 
