@@ -507,7 +507,8 @@ INPUT_KINDS: dict[str, type] = {
 
 
 def input_kind(model_cls: type) -> str:
-    """What a model class reads (``words``, ``words+feats``, ``chars``, ``wordpieces``, ``vectors``); ``words`` unless it says."""
+    """What a model class reads (``words``, ``words+feats``, ``chars``, ``wordpieces``,
+    ``vectors``): its ``input_kind``, ``words`` when it has none."""
     return getattr(model_cls, "input_kind", "words")
 
 
