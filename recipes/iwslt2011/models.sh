@@ -196,7 +196,7 @@ experiments+=(
   # below 0.2; word dropout held drnn_lwma_2m_wd1's validation perplexity flat (test2011 +0.4 over
   # drnn_lwma_2m_lin8). Otherwise drnn_lwma_pre_2m_lin (10-epoch linear decay, about 2 h 40 min on
   # both cores, over two sessions). Started 2026-11-27 19:51 (two processes, bf16, 16-22 minutes an
-  # epoch): validation F1 51.9, 55.7, 57.7, 59.4, 61.5, 61.4 after epochs 1-6; it resumes from its checkpoint:
+  # epoch): validation F1 51.9, 55.7, 57.7, 59.4, 61.5, 61.4, 61.0 after epochs 1-7; it resumes from its checkpoint:
   # ./run.sh --corpus iwslt2011 --models drnn_lwma_pre_2m_wd1 --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
   "drnn_lwma_pre_2m_wd1|conf/drnn_lwma_pre.yaml|train_2m|word_dropout=0.1"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
