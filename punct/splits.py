@@ -9,8 +9,16 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from punct.audio import audio_duration
+from punct.datadir import validate_datadir
+from punct.errors import PunctError
+from punct.fsutil import atomic_dir, atomic_write, check_replaceable, iter_lines, mark_done, write_json
+from punct.labels import LABELS
+from punct.tables import read_segments, read_table, read_wav_scp, spk2utt_from_utt2spk, write_table
 
 log = logging.getLogger(__name__)
 
@@ -20,9 +28,6 @@ UTT_TABLES = ("text", "labels", "utt2spk", "segments", "word_times", "word_conf"
 
 def _weights(d: Path, utts: list[str], reco_of: dict[str, str], words: dict[str, int]) -> dict[str, float]:
     """Per utterance: duration in seconds when it can be known cheaply, else its word count."""
-    from punct.audio import audio_duration
-    from punct.tables import read_segments, read_wav_scp
-
     if (d / "segments").is_file():
         segs = read_segments(d / "segments")
         return {u: max(segs[u].end - segs[u].start, 0.01) if segs[u].end > 0 else 1.0 for u in utts}
@@ -36,9 +41,6 @@ def _weights(d: Path, utts: list[str], reco_of: dict[str, str], words: dict[str,
 
 def split_datadir(data: str | Path, nj: int, by: str = "recording") -> list[Path]:
     """Write ``data/split<nj>/1..nj`` (see the module docstring); return the part directories."""
-    from punct.errors import PunctError
-    from punct.fsutil import atomic_dir, mark_done
-
     d = Path(data)
     if nj < 1:
         raise PunctError(f"--nj must be at least 1, got {nj}")
@@ -86,8 +88,6 @@ class _Cutter:
     table cut to them, ``wav.scp`` to their recordings, ``spk2utt``."""
 
     def __init__(self, d: Path):
-        from punct.tables import read_table
-
         self.d = d
         self.tables = [t for t in UTT_TABLES if t == "text" or (d / t).is_file()] + sorted(
             p.name for p in d.glob("*.scp") if p.name != "wav.scp")
@@ -96,14 +96,9 @@ class _Cutter:
         self.reco_of = {k: v[0] for k, v in self.rows.get("segments", {}).items()}
         self.wav = None
         if (d / "wav.scp").is_file():
-            from punct.tables import read_wav_scp
-
             self.wav = read_wav_scp(d / "wav.scp")
 
     def write(self, out: Path, members: set[str]) -> None:
-        from punct.errors import PunctError
-        from punct.tables import spk2utt_from_utt2spk, write_table
-
         for t in self.tables:
             write_table(out / t, {k: v for k, v in self.rows[t].items() if k in members})
         if self.wav is not None:
@@ -119,9 +114,6 @@ class _Cutter:
 
 def _keys(path: str | Path) -> set[str]:
     """The keys (first fields) of a table or utterance list."""
-    from punct.errors import PunctError
-    from punct.fsutil import iter_lines
-
     keys = set()
     for _, line in iter_lines(path):
         if line.strip():
@@ -144,12 +136,6 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
                    words: int | None = None) -> dict:
     """Write the chosen utterances of ``data`` into ``out`` (see the module docstring) and
     mark it done; returns what was kept (utterances, words, and the label counts when labelled)."""
-    from collections import Counter
-
-    from punct.datadir import validate_datadir
-    from punct.errors import PunctError
-    from punct.fsutil import atomic_dir, check_replaceable, mark_done, write_json
-
     d, out = Path(data), Path(out)
     if out.resolve() == d.resolve():
         raise PunctError("the subset must go to another directory than its source", out)
@@ -198,8 +184,6 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
         if labelled:
             counts = Counter(lab for u in utts for lab in cutter.rows["labels"][u])
             vocab = Counter(w for u in utts for w in text[u])
-            from punct.labels import LABELS
-
             stats.update(labels={lab: counts.get(lab, 0) for lab in LABELS}, types=len(vocab),
                          types_min2=sum(1 for c in vocab.values() if c >= 2))
             write_json(tmp / "stats.json", stats, indent=2)
@@ -210,9 +194,6 @@ def subset_datadir(data: str | Path, out: str | Path, utt_list: str | Path | Non
 
 def merge_tables(parts: Sequence[str | Path], out: str | Path) -> int:
     """Union of ``key value...`` tables with disjoint keys, written sorted; returns the number of keys."""
-    from punct.errors import PunctError
-    from punct.tables import read_table, write_table
-
     rows: dict[str, list[str]] = {}
     for p in parts:
         for k, v, n in read_table(p):
@@ -225,9 +206,6 @@ def merge_tables(parts: Sequence[str | Path], out: str | Path) -> int:
 
 def merge_ctms(parts: Sequence[str | Path], out: str | Path) -> int:
     """Concatenate CTMs, sorted by file, channel and start time (NIST order); returns the line count."""
-    from punct.errors import PunctError
-    from punct.fsutil import atomic_write
-
     lines = []
     for p in parts:
         with open(p, encoding="utf-8") as f:
@@ -266,8 +244,6 @@ def sum_reports(reports: Iterable[dict]) -> dict:
 
 def read_reports(paths: Iterable[str | Path]) -> list[dict]:
     """The JSON job reports at PATHS; a missing or broken one is a PunctError naming it."""
-    from punct.errors import PunctError
-
     out = []
     for p in paths:
         try:

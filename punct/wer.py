@@ -12,9 +12,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from punct.audio import audio_duration
+from punct.datadir import load_utterances
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, write_json
-from punct.tables import read_segments, read_table
+from punct.io.ctm import read_datadir as read_ctm_datadir, write as write_ctm
+from punct.score import score_utterances
+from punct.tables import read_segments, read_table, read_wav_scp
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +29,6 @@ OPEN_END = 1e6
 
 def write_stm(ref_dir: Path, path: Path, only: set[str] | None = None) -> None:
     """NIST STM of the reference (the utterances in ONLY, or all): one segment per utterance, sorted."""
-    from punct.audio import audio_duration
-    from punct.tables import read_wav_scp
     text = read_table(ref_dir / "text")
     spk = {k: v[0] for k, v, _ in read_table(ref_dir / "utt2spk")} if (ref_dir / "utt2spk").is_file() else {}
     segs = read_segments(ref_dir / "segments") if (ref_dir / "segments").is_file() else None
@@ -70,9 +72,6 @@ def run_sclite(stm: Path, ctm: Path, out: Path) -> dict | None:
 
 def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = None) -> dict:
     """Word error rate of HYP against REF (the utterances in ONLY, or all) with punct.score and sclite; into OUT/."""
-    from punct.datadir import load_utterances
-    from punct.score import score_utterances
-
     ref = load_utterances(ref_dir, require_labels=False)
     hyp = load_utterances(hyp_dir, require_labels=False)
     if only is not None:
@@ -101,14 +100,12 @@ def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = N
         "ref_words": st.ref_words, "hyp_words": st.hyp_words, "substitutions": st.substitutions,
         "deletions": st.deletions, "insertions": st.insertions, "wer": None if st.wer is None else round(st.wer, 2)}}
     write_stm(ref_dir, out / "ref.stm", only)
-    from punct.io import ctm
-
     if own_ctm:
         # the recognizer's own CTM (its times and confidences, at absolute times through the
         # directory's segments), marks stripped and in the start-time order sclite wants
-        ctm.write(ctm.read_datadir(hyp_dir), out / "hyp.ctm", marks=False, sort=True)
+        write_ctm(read_ctm_datadir(hyp_dir), out / "hyp.ctm", marks=False, sort=True)
     else:  # a hypothesis data directory without its CTM: rebuild it from text and word_times
-        ctm.write(hyp, out / "hyp.ctm", marks=False, sort=True)
+        write_ctm(hyp, out / "hyp.ctm", marks=False, sort=True)
     result["sclite"] = run_sclite(out / "ref.stm", out / "hyp.ctm", out / "sclite.txt")
     result["utterances"] = sorted(only) if only is not None else len(ref)
     write_json(out / "wer.json", result)

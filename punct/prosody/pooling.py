@@ -217,7 +217,6 @@ def extract_raw(data, cfg: ProsodyConfig) -> tuple[dict[str, np.ndarray], Speake
     from pathlib import Path
 
     from punct.audio import TARGET_RATE, RecordingCache, utterance_spans
-
     from punct.datadir import parse_word_time
     from punct.errors import PunctError
     from punct.prosody.pitch import get_tracker
