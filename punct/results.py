@@ -129,6 +129,8 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
             scored = [i for i, f in enumerate(f1s) if not math.isnan(f)]
             if scored:  # the first epoch of the highest F1, as the trainer picks it
                 info["best_epoch"] = 1 + max(scored, key=lambda i: f1s[i])
+        elif c.get("select_by") == "last" and info.get("epochs"):  # no choice: the last epoch's model
+            info["best_epoch"] = info["epochs"]
     train_stats = exp_dir / "train_data.json"
     if train_stats.is_file():
         info["train_words"] = _read_json(train_stats).get("words")

@@ -76,7 +76,9 @@ class TrainConfig:
     #: stop after this many epochs without a better validation score (select_by)
     patience: int = 5
     #: the validation score that picks best.pt and counts patience: ppl (perplexity, lower is
-    #: better; the papers' early stopping) or f1 (overall F1 of the three marks, higher is better)
+    #: better; the papers' early stopping) or f1 (overall F1 of the three marks, higher is better);
+    #: or last: no choice, best.pt is the last epoch's model (a fixed number of epochs, for
+    #: fine-tuning on text of another kind than the validation set, which would pick the start)
     select_by: str = "ppl"
     #: matrix products of the training and validation forward passes: fp32, or bf16
     #: (torch.autocast to bfloat16 on the CPU; weights, gradients and the optimizer stay fp32).
@@ -139,8 +141,11 @@ class TrainConfig:
             raise ValueError("vocabulary train+pretrained needs pretrained_embeddings (the vectors whose words it adds)")
         if not 0.0 <= self.word_dropout < 1.0:
             raise ValueError(f"word_dropout must be at least 0 and below 1, got {self.word_dropout}")
-        if self.select_by not in ("ppl", "f1"):
-            raise ValueError(f"select_by must be ppl or f1, got {self.select_by!r}")
+        if self.select_by not in ("ppl", "f1", "last"):
+            raise ValueError(f"select_by must be ppl, f1 or last, got {self.select_by!r}")
+        if self.select_by == "last" and (self.lr_schedule in ("halving", "plateau") or self.average_best):
+            raise ValueError("select_by last keeps every epoch: lr_schedule halving and plateau and average_best "
+                             "need a validation score to compare epochs by (select_by ppl or f1)")
         if self.select_by == "f1" and self.lr_schedule == "halving":
             raise ValueError("lr_schedule halving follows the validation perplexity: it needs select_by ppl")
         if self.precision not in ("fp32", "bf16"):

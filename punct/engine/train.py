@@ -617,6 +617,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
 
     if warm and ck is None:
         # the starting weights are the best model until an epoch beats them on this validation set
+        # (select_by last: until the first epoch ends)
         ppl, f1 = validate()
         model.train()
         prog.update(best_ppl=ppl, best_f1=f1)
@@ -733,7 +734,9 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
             row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
                    "valid_f1": f1, "seconds": round(prog["seconds"], 1),
                    "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
-            if cfg.select_by == "f1":
+            if cfg.select_by == "last":
+                improved = True
+            elif cfg.select_by == "f1":
                 improved = f1 > prog.get("best_f1", -math.inf)
             else:
                 improved = ppl < prog["best_ppl"]
@@ -745,7 +748,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
             elif cfg.lr_schedule == "plateau" and not improved:
                 _plateau_step(cfg, prog, model, exp_dir / "best.pt", world)
             mark = " (best)" if improved else ""  # beside the score that selects
-            ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
+            ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark) if cfg.select_by == "f1" else ("", "")
             log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
                      row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
             prog["history"] = prog["history"] + [row]

@@ -326,8 +326,8 @@ def test_ledger_and_results_file_must_differ(tmp_path, capsys):
 
 
 def test_best_epoch_follows_select_by(tmp_path):
-    """With select_by f1 the best epoch is the first one of the highest validation F1, else the
-    lowest perplexity's."""
+    """With select_by f1 the best epoch is the first one of the highest validation F1, with
+    select_by last the last one, else the lowest perplexity's."""
     from punct.results import _train_info
 
     d = tmp_path / "m"
@@ -339,6 +339,8 @@ def test_best_epoch_follows_select_by(tmp_path):
     assert _train_info(d)["best_epoch"] == 1
     (d / "config.yaml").write_text("model: tbrnn\nselect_by: f1\n")
     assert _train_info(d)["best_epoch"] == 2
+    (d / "config.yaml").write_text("model: tbrnn\nselect_by: last\n")
+    assert _train_info(d)["best_epoch"] == 4
 
 
 @pytest.mark.parametrize("name, text, problem", [

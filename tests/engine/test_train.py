@@ -178,8 +178,10 @@ def test_select_by_f1_picks_and_stops_on_the_validation_f1(tiny_data, tmp_path):
     assert len(set(f1s)) > 1  # the F1 moved, so the choice above was a real one
 
 
-@pytest.mark.parametrize("extra, message", [(["select_by=bleu"], "select_by must be ppl or f1"),
-                                            (["select_by=f1", "lr_schedule=halving"], "needs select_by ppl")])
+@pytest.mark.parametrize("extra, message", [(["select_by=bleu"], "select_by must be ppl, f1 or last"),
+                                            (["select_by=f1", "lr_schedule=halving"], "needs select_by ppl"),
+                                            (["select_by=last", "lr_schedule=plateau"], "select_by last keeps"),
+                                            (["select_by=last", "average_best=2"], "select_by last keeps")])
 def test_select_by_is_checked(extra, message):
     with pytest.raises((ValueError, PunctError), match=message):
         tiny_cfg(*extra).check()
@@ -322,6 +324,34 @@ def test_warm_start_trains_on_from_another_runs_best_model(tiny_data, tmp_path):
     moved = tmp_path / "moved"
     train(tiny_cfg(f"init_from={first / 'best.pt'}", "max_epochs=3", "lr=0.5"), tr, dev, moved)
     assert not torch.equal(ckpt.load(moved / "checkpoint.pt")["state_dict"]["out.bias"], start["state_dict"]["out.bias"])
+
+
+def test_select_by_last_keeps_the_last_epoch_even_when_it_validates_worse(tiny_data, tmp_path):
+    """select_by last: best.pt is the model of the last epoch, after a warm start too (whose
+    start would otherwise stay best.pt when no epoch beats it), and patience never ends the run."""
+    tr, dev = tiny_data
+    first = tmp_path / "first"
+    train(tiny_cfg("max_epochs=2", "select_by=f1"), tr, dev, first)
+    start = ckpt.load(first / "best.pt")
+    # a rate far too high for the tiny model: the epochs after the start validate worse
+    warm = tmp_path / "warm"
+    prog = train(tiny_cfg(f"init_from={first / 'best.pt'}", "select_by=last", f"max_epochs={start['epoch'] + 3}",
+                          "patience=1", "lr=20", "optimizer=sgd"), tr, dev, warm)
+    rows = prog["history"][start["epoch"]:]
+    assert len(rows) == 3 and prog["epoch"] == start["epoch"] + 3  # patience 1 did not stop it
+    best = ckpt.load(warm / "best.pt")
+    assert best["epoch"] == start["epoch"] + 3 and best["valid_ppl"] == pytest.approx(rows[-1]["valid_ppl"])
+    last = ckpt.load(warm / "checkpoint.pt")["state_dict"]
+    for k, v in best["state_dict"].items():
+        assert torch.equal(v, last[k]), k
+    assert max(r["valid_ppl"] for r in rows) > start["valid_ppl"]  # an epoch did validate worse
+    assert any(not torch.equal(best["state_dict"][k], v) for k, v in start["state_dict"].items())
+    # max_epochs at the start's epoch: no epoch to train, best.pt is the start (a source's score)
+    none = tmp_path / "none"
+    prog = train(tiny_cfg(f"init_from={first / 'best.pt'}", "select_by=last", f"max_epochs={start['epoch']}"),
+                 tr, dev, none)
+    assert prog["epoch"] == start["epoch"] and ckpt.load(none / "best.pt")["epoch"] == start["epoch"]
+    assert all(torch.equal(ckpt.load(none / "best.pt")["state_dict"][k], v) for k, v in start["state_dict"].items())
 
 
 def test_warm_start_refuses_another_model_or_shape(tiny_data, tmp_path):
