@@ -30,11 +30,10 @@ import logging
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from punct import tables
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
 from punct.io.sentences import attach_marks_only, punctuated, spelling, split_token, make_word
-from punct.tables import Segment, finite_number
+from punct.tables import Segment, finite_number, read_table, read_segments as read_kaldi_segments
 from punct.words import Utterance
 
 log = logging.getLogger(__name__)
@@ -61,13 +60,13 @@ def sniff(head: str) -> bool:
 
 def read_segments(path: str | Path) -> dict[str, Segment]:
     """A ``segments`` file beside a CTM: Kaldi's (``punct.tables.read_segments``), in any order."""
-    return tables.read_segments(path, sorted_keys=False)
+    return read_kaldi_segments(path, sorted_keys=False)
 
 
 def read_utt2spk(path: str | Path) -> dict[str, str]:
     """An ``utt2spk`` file beside a CTM: ``utterance speaker`` lines, unique, in any order."""
     out = {}
-    for utt, f, lineno in tables.read_table(path, sorted_keys=False):
+    for utt, f, lineno in read_table(path, sorted_keys=False):
         if len(f) != 1:
             raise PunctError(f"expected 'utterance speaker', got {len(f) + 1} fields", path, lineno)
         out[utt] = f[0]
