@@ -145,24 +145,52 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
     assert {Path(s[1]).name for s in specs} == {p.name for p in CONFS} - {"transformer_top2.yaml", "default.yaml"} - acoustic
 
 
-def test_iwslt2011_text_experiments_are_valid_trainings_on_its_own_sets(repo_root):
-    """recipes/iwslt2011_text: each entry's config and overrides load, and it trains on a set
-    that the recipe prepares, and IWSLT's text and ted/'s first talks have two seeds each."""
+def _iwslt2011_text_experiments(repo_root, exp_root):
     import subprocess
 
-    r = subprocess.run(["bash", "-c", '. recipes/iwslt2011_text/corpus.sh; echo "$train_sets"; '
-                        'printf "%s\\n" "${experiments[@]}"'], cwd=repo_root, capture_output=True, text=True, timeout=30)
+    r = subprocess.run(["bash", "-c", f'. local/log.sh; exp_root={exp_root}; . recipes/iwslt2011_text/corpus.sh; '
+                        'echo "$train_sets"; printf "%s\\n" "${experiments[@]}"'], cwd=repo_root, capture_output=True,
+                       text=True, timeout=30)
     assert r.returncode == 0, r.stderr
     train_sets, *lines = r.stdout.splitlines()
+    return train_sets.split(), [line.split("|") for line in lines], r.stderr
+
+
+def test_iwslt2011_text_experiments_are_valid_trainings_on_its_own_sets(repo_root, tmp_path):
+    """recipes/iwslt2011_text: each entry's config and overrides load, and it trains on a set
+    that the recipe prepares, and IWSLT's text and ted/'s first talks have two seeds each. The
+    warm starts from recipes/iwslt2011's models are there when those models are, and left out,
+    with a line that says which, when they are not."""
     from punct.config import load_config
     from punct.engine.config import TrainConfig
 
+    sources = ["drnn_lwma_pre_2m_lin_drop1", "tbrnn_2m_s50_b32_f1_avg"]
+    for name in sources:
+        (tmp_path / "iwslt2011" / name).mkdir(parents=True)
+        (tmp_path / "iwslt2011" / name / "best.pt").write_bytes(b"")
+    train_sets, specs, _ = _iwslt2011_text_experiments(repo_root, tmp_path)
     seeds = {}
-    for name, conf, train_set, overrides in (line.split("|") for line in lines):
-        assert train_set in train_sets.split(), name
+    warm = {}
+    for name, conf, train_set, overrides in specs:
+        assert train_set in train_sets, name
         cfg = load_config(repo_root / conf, TrainConfig, overrides.split())
         seeds.setdefault(train_set, set()).add(cfg.seed)
-    assert all(seeds[t] == {1, 2} for t in ("iwslt_148k", "ted_148k")) and set(seeds) == set(train_sets.split())
+        if cfg.init_from:
+            warm[name] = cfg
+    assert all(seeds[t] == {1, 2} for t in ("iwslt_148k", "ted_148k")) and set(seeds) == set(train_sets)
+    assert {Path(c.init_from).parent.name for c in warm.values()} == set(sources)
+    for name, cfg in warm.items():
+        assert cfg.select_by == ("f1" if name.endswith("_src") else "last"), name
+    # the fine-tuned runs train 3 epochs more than the _src run of the same source has
+    for kind in ("drnn_lwma_pre", "tbrnn"):
+        base = warm[f"{kind}_src"].max_epochs
+        assert warm[f"{kind}_ft_iwslt"].max_epochs == warm[f"{kind}_ft_ted"].max_epochs == base + 3
+
+    (tmp_path / "iwslt2011" / sources[0] / "best.pt").unlink()
+    _, specs, err = _iwslt2011_text_experiments(repo_root, tmp_path)
+    names = {s[0] for s in specs}
+    assert "tbrnn_ft_iwslt" in names and not {n for n in names if n.startswith("drnn_lwma_pre_")}
+    assert "drnn_lwma_pre_src drnn_lwma_pre_ft_iwslt drnn_lwma_pre_ft_ted left out" in err
 
 
 def test_earnings_stage7_names_existing_configs_and_stage_ones(repo_root):
