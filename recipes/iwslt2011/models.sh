@@ -194,9 +194,11 @@ experiments+=(
   # regulariser neither dropout setting gave it: drnn_lwma_pre_2m_lin overfitted from epoch 6 on
   # (validation perplexity rising, training loss falling), 0.3 dropout and 0.1 dropout validated
   # below 0.2; word dropout held drnn_lwma_2m_wd1's validation perplexity flat (test2011 +0.4 over
-  # drnn_lwma_2m_lin8). Otherwise drnn_lwma_pre_2m_lin (10-epoch linear decay, about 2 h 40 min on
-  # both cores, over two sessions). Started 2026-11-27 19:51 (two processes, bf16, 16-22 minutes an
-  # epoch): validation F1 51.9, 55.7, 57.7, 59.4, 61.5, 61.4, 61.0 after epochs 1-7; it resumes from its checkpoint:
+  # drnn_lwma_2m_lin8). Otherwise drnn_lwma_pre_2m_lin (10-epoch linear decay). Run 2026-11-27
+  # over two sessions (two processes, bf16, 18-24 minutes an epoch beside other work): validation
+  # F1 62.5 after epoch 10 (drnn_lwma_pre_2m_lin 63.4) at the lowest validation perplexity of
+  # any DRNN-LWMA-pre run (1.2179); test2011 64.4, dev2012 decoded whole 62.8, both below dropout
+  # 0.1's drnn_lwma_pre_2m_lin_drop1 (65.0, 63.3; dev2012 -0.56, p = 0.006), the commas lower:
   # ./run.sh --corpus iwslt2011 --models drnn_lwma_pre_2m_wd1 --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
   "drnn_lwma_pre_2m_wd1|conf/drnn_lwma_pre.yaml|train_2m|word_dropout=0.1"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
