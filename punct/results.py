@@ -139,7 +139,33 @@ def _train_info(exp_dir: Path) -> dict[str, Any]:
         stats = Path(m.group(1)) / "stats.json" if m else None
         if stats is not None and stats.is_file():
             info["train_words"] = _read_json(stats).get("words")
+            info["train_set"] = m.group(1)
+    _add_warm_start_words(exp_dir, info)
     return info
+
+
+def _add_warm_start_words(exp_dir: Path, info: dict[str, Any]) -> None:
+    """A warm start (init_from a model of the same kind) on another training set learnt from
+    both texts: its "train words" are the source model's and, when it trained any epoch past
+    the start, its own set's too. A run that trained no epoch has the source's words alone."""
+    c = info.get("config") or {}
+    src = Path(str(c.get("init_from") or ""))
+    if not c.get("init_from") or src.name != "best.pt" or not (src.parent / "config.yaml").is_file():
+        return
+    source = _train_info(src.parent)
+    if source.get("model") != info.get("model") or not source.get("train_words"):
+        return  # a two-stage model's stage one, not a warm start
+    done = exp_dir / "train_done.json"
+    start = _read_json(done).get("warm_start", {}).get("epoch") if done.is_file() else None
+    if start is None:  # runs before train_done.json recorded it: the source's best.pt epoch
+        sdone = src.parent / "train_done.json"
+        if not sdone.is_file():
+            return
+        d = _read_json(sdone)
+        start = max(d.get("averaged_epochs") or [d.get("best_epoch") or 0])
+    own = info.get("train_words") if info.get("train_set") != source.get("train_set") else 0
+    trained = (info.get("epochs") or 0) > start
+    info["train_words"] = source["train_words"] + (own or 0 if trained else 0)
 
 
 def _stopped(exp_dir: Path) -> str | None:

@@ -358,6 +358,8 @@ def _write_stopped(exp_dir: Path, why: str, prog: dict[str, Any], reason: str | 
         done["why"] = reason
     if prog.get("best_averaged"):
         done["averaged_epochs"] = prog["best_averaged"]
+    if prog.get("warm_start"):  # {"from": best.pt, "epoch": its epoch}: RESULTS.md adds its training words
+        done["warm_start"] = prog["warm_start"]
     with atomic_write(exp_dir / "train_done.json") as f:
         json.dump(done, f, indent=1)
         f.write("\n")

@@ -343,6 +343,42 @@ def test_best_epoch_follows_select_by(tmp_path):
     assert _train_info(d)["best_epoch"] == 4
 
 
+def test_a_warm_start_on_another_set_counts_both_texts(tmp_path, monkeypatch):
+    """train words of a warm start: the source model's, plus its own set's once it has trained
+    an epoch past the start on another set; a two-stage model's stage one is not counted."""
+    import json
+
+    from punct.results import _train_info
+
+    monkeypatch.chdir(tmp_path)
+    for name, words in (("big", 1000), ("small", 100)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "stats.json").write_text(json.dumps({"words": words}))
+    head = "epoch\ttrain_loss\tvalid_ppl\tvalid_f1\tseconds\twords_per_s\n"
+
+    def run(name, model, train, epochs, **conf):
+        d = tmp_path / "exp" / name
+        d.mkdir(parents=True)
+        (d / "cmd").write_text(f"python -m punct.bin.train --train {train} --exp {d}\n")
+        (d / "config.yaml").write_text("".join(f"{k}: {v}\n" for k, v in dict(model=model, **conf).items()))
+        (d / "train_log.tsv").write_text(head + "".join(f"{e}\t0.3\t1.3\t50\t1\t1\n" for e in range(1, epochs + 1)))
+        return d
+
+    src = run("src", "tbrnn", "big", 4)
+    (src / "train_done.json").write_text(json.dumps({"stopped": "max_epochs", "epochs": 4, "best_epoch": 2,
+                                                     "averaged_epochs": [2, 3]}))
+    init = "exp/src/best.pt"
+    assert _train_info(run("ft", "tbrnn", "small", 6, init_from=init))["train_words"] == 1100
+    assert _train_info(run("none", "tbrnn", "small", 3, init_from=init))["train_words"] == 1000  # starts at 3
+    assert _train_info(run("same", "tbrnn", "big", 6, init_from=init))["train_words"] == 1000
+    stage2 = run("stage2", "ta_brnn", "small", 6, init_from=init)
+    assert _train_info(stage2)["train_words"] == 100
+    # train_done.json's warm_start (runs since it records it) gives the start
+    recorded = run("recorded", "tbrnn", "small", 5, init_from=init)
+    (recorded / "train_done.json").write_text(json.dumps({"epochs": 5, "warm_start": {"from": init, "epoch": 5}}))
+    assert _train_info(recorded)["train_words"] == 1000
+
+
 @pytest.mark.parametrize("name, text, problem", [
     ("train_done.json", '{"stopped": "patience"', "invalid JSON"),
     ("train_done.json", '["patience"]', "expected a JSON object, found list"),

@@ -345,6 +345,10 @@ def test_select_by_last_keeps_the_last_epoch_even_when_it_validates_worse(tiny_d
     for k, v in best["state_dict"].items():
         assert torch.equal(v, last[k]), k
     assert max(r["valid_ppl"] for r in rows) > start["valid_ppl"]  # an epoch did validate worse
+    import json
+
+    done = json.loads((warm / "train_done.json").read_text())
+    assert done["warm_start"] == {"from": str(first / "best.pt"), "epoch": start["epoch"]}
     assert any(not torch.equal(best["state_dict"][k], v) for k, v in start["state_dict"].items())
     # max_epochs at the start's epoch: no epoch to train, best.pt is the start (a source's score)
     none = tmp_path / "none"
