@@ -201,6 +201,14 @@ experiments+=(
   # 0.1's drnn_lwma_pre_2m_lin_drop1 (65.0, 63.3; dev2012 -0.56, p = 0.006), the commas lower:
   # ./run.sh --corpus iwslt2011 --models drnn_lwma_pre_2m_wd1 --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
   "drnn_lwma_pre_2m_wd1|conf/drnn_lwma_pre.yaml|train_2m|word_dropout=0.1"
+  # DRNN-LWMA on all of ted/ (4.9M words): the "more text" row the targets table lacks for Kim's
+  # models, and a test of the text's part in DRNN-LWMA's gap (148K words of IWSLT's text were
+  # worth about 296K of ted/'s to T-BRNN, so train2012 about 4M: recipes/iwslt2011_text). The
+  # settings of the DRNN-LWMA row (drnn_lwma_2m_e50x: 50-d embedding, near-zero start) on a
+  # 5-epoch linear decay: 2.3 times the words an epoch, so about as many updates as 11.6 epochs of
+  # train_2m, 35-40 minutes an epoch on both cores. Started 2026-11-27 23:53; it resumes from its checkpoint:
+  # ./run.sh --corpus iwslt2011 --models drnn_lwma_all_e50x --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
+  "drnn_lwma_all_e50x|conf/drnn_lwma.yaml|train|model_args.embedding_dim=50 model_args.embedding_init=xavier max_epochs=5"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
