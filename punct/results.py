@@ -150,7 +150,8 @@ def _add_warm_start_words(exp_dir: Path, info: dict[str, Any]) -> None:
     the start, its own set's too. A run that trained no epoch has the source's words alone."""
     c = info.get("config") or {}
     src = Path(str(c.get("init_from") or ""))
-    if not c.get("init_from") or src.name != "best.pt" or not (src.parent / "config.yaml").is_file():
+    if (not c.get("init_from") or src.name != "best.pt" or not (src.parent / "config.yaml").is_file()
+            or src.parent.resolve() == exp_dir.resolve()):
         return
     source = _train_info(src.parent)
     if source.get("model") != info.get("model") or not source.get("train_words"):
@@ -165,7 +166,7 @@ def _add_warm_start_words(exp_dir: Path, info: dict[str, Any]) -> None:
         start = max(d.get("averaged_epochs") or [d.get("best_epoch") or 0])
     own = info.get("train_words") if info.get("train_set") != source.get("train_set") else 0
     trained = (info.get("epochs") or 0) > start
-    info["train_words"] = source["train_words"] + (own or 0 if trained else 0)
+    info["train_words"] = source["train_words"] + ((own or 0) if trained else 0)
 
 
 def _stopped(exp_dir: Path) -> str | None:
