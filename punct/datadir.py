@@ -116,23 +116,33 @@ def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
 def load_utterances(path: str | Path, require_labels: bool = True) -> list[Utterance]:
     """Read a data directory into Utterances (words with labels, and times if present)."""
     path = Path(path)
+    return _utterances(path, _read_utt_tables(path, require_labels))
+
+
+def _read_utt_tables(path: Path, require_labels: bool) -> dict[str, list[tuple[str, list[str], int]]]:
+    """The per-utterance tables of a data directory that ``load_utterances`` reads (text,
+    labels, word_times, word_speakers, utt2spk), each as read_table's rows; absent files are
+    left out, except text, and labels when they are required."""
     if not path.is_dir():
         raise PunctError("data directory not found", path)
-    text = read_table(path / "text")
-    labels = {}
-    if (path / "labels").is_file():
-        labels = {k: (v, n) for k, v, n in read_table(path / "labels")}
-    elif require_labels:
+    tables = {"text": read_table(path / "text")}
+    if not (path / "labels").is_file() and require_labels:
         raise PunctError("file not found", path / "labels")
-    times = {}
-    if (path / "word_times").is_file():
-        times = {k: (v, n) for k, v, n in read_table(path / "word_times")}
-    speakers = {}
-    if (path / "word_speakers").is_file():
-        speakers = {k: (v, n) for k, v, n in read_table(path / "word_speakers")}
-    spk = {}
+    for name in ("labels", "word_times", "word_speakers"):
+        if (path / name).is_file():
+            tables[name] = read_table(path / name)
     if (path / "utt2spk").is_file():
-        spk = {k: v[0] for k, v, _ in read_table(path / "utt2spk", min_fields=1, allow_empty_value=False)}
+        tables["utt2spk"] = read_table(path / "utt2spk", min_fields=1, allow_empty_value=False)
+    return tables
+
+
+def _utterances(path: Path, tables: dict[str, list[tuple[str, list[str], int]]]) -> list[Utterance]:
+    """Utterances from the tables of ``_read_utt_tables`` (PATH names the files in errors)."""
+    text = tables["text"]
+    labels = {k: (v, n) for k, v, n in tables.get("labels", [])}
+    times = {k: (v, n) for k, v, n in tables.get("word_times", [])}
+    speakers = {k: (v, n) for k, v, n in tables.get("word_speakers", [])}
+    spk = {k: v[0] for k, v, _ in tables.get("utt2spk", [])}
     utts = []
     for key, words, lineno in text:
         labs = ["O"] * len(words)
@@ -170,9 +180,9 @@ def load_utterances(path: str | Path, require_labels: bool = True) -> list[Utter
 def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
     """Check a data directory (sorting, keys, labels, counts); return the number of words."""
     path = Path(path)
-    utts = load_utterances(path, require_labels=require_labels)
+    tables = _read_utt_tables(path, require_labels)  # each file read once, for the utterances and the checks
+    utts = _utterances(path, tables)
     keys = {u.id for u in utts}
-    tables = {}
     segs = None
     for name in UTT_FILES:
         f = path / name
@@ -181,7 +191,6 @@ def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
                 segs = read_segments(f)
                 other = set(segs)
             else:
-                tables[name] = read_table(f)
                 other = {k for k, _, _ in tables[name]}
             if other != keys:
                 extra = sorted(other - keys)[:1] or sorted(keys - other)[:1]

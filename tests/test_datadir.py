@@ -142,3 +142,19 @@ def test_segments_and_utt2spk_lines_are_checked(tmp_path, name, content, message
     (tmp_path / name).write_text(content)
     with pytest.raises(PunctError, match=message):
         validate_datadir(tmp_path)
+
+
+def test_validate_reads_each_table_once(tmp_path, monkeypatch):
+    """validate_datadir reads each file of the directory once, for the utterances and the checks."""
+    import punct.datadir as datadir
+
+    write_datadir(tmp_path, [Utterance(u.id, u.words, speaker=f"s{u.id}") for u in _timed_utts()])
+    reads = []
+
+    def counting(path, *args, **kw):
+        reads.append(path.name)
+        return read_table(path, *args, **kw)
+
+    monkeypatch.setattr(datadir, "read_table", counting)
+    assert validate_datadir(tmp_path) == 5
+    assert sorted(reads) == sorted(["text", "labels", "word_times", "word_speakers", "utt2spk", "spk2utt"])
