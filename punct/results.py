@@ -187,6 +187,7 @@ def _stopped(exp_dir: Path) -> str | None:
 def collect(exp_root: Path) -> list[dict[str, Any]]:
     """One row per scored decode: corpus, model dir, test set, report, training info."""
     rows = []
+    trained: dict[Path, dict[str, Any]] = {}  # one experiment's training info, shared by its test sets
     for report_path in sorted(exp_root.glob("*/*/decode_*/scoring/report.json")):
         decode_dir = report_path.parent.parent
         exp_dir = decode_dir.parent
@@ -195,6 +196,8 @@ def collect(exp_root: Path) -> list[dict[str, Any]]:
         stats = {}
         if (decode_dir / "decode_stats.json").is_file():
             stats = _read_json(decode_dir / "decode_stats.json")
+        if exp_dir not in trained:
+            trained[exp_dir] = _train_info(exp_dir)
         rows.append(
             {
                 "corpus": corpus,
@@ -203,7 +206,7 @@ def collect(exp_root: Path) -> list[dict[str, Any]]:
                 "set": decode_dir.name[len("decode_"):],
                 "report": report,
                 "decode": stats,
-                "train": _train_info(exp_dir),
+                "train": trained[exp_dir],
             }
         )
     return rows

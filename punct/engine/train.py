@@ -749,8 +749,8 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                 _halving_step(cfg, prog, ppl, improved, model, exp_dir / "best.pt")
             elif cfg.lr_schedule == "plateau" and not improved:
                 _plateau_step(cfg, prog, model, exp_dir / "best.pt", world)
-            mark = " (best)" if improved else ""  # beside the score that selects
-            ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark) if cfg.select_by == "f1" else ("", "")
+            mark = " (best)" if improved and cfg.select_by != "last" else ""  # beside the score that selects
+            ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
             log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
                      row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
             prog["history"] = prog["history"] + [row]

@@ -97,7 +97,7 @@ prepare_data() {
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
     --skip-words $((2 * words)) --train-words "$words" --train-name ted_148k_c --force "$force"
   # as many words of the talks after ted_heldout: text that train_2m does not hold (it ends where
-  # ted_heldout starts), for the fine-tuning runs below
+  # ted_heldout starts), for the warm-start runs (*_ft_ted)
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --sets train \
     --skip-words "$(heldout_end "$out")" --train-words "$words" --train-name ted_148k_new --force "$force"
   # as many words of the talks whose words per sentence are nearest dev2012's (as
