@@ -57,6 +57,8 @@ def model_paths(hmm: str = "", dict_path: str = "", lm: str = "") -> tuple[str, 
 
 @dataclass
 class PhoneSeg:
+    """One phone of an alignment: its name and start and end in recording time (seconds)."""
+
     name: str
     start: float
     end: float

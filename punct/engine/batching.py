@@ -38,6 +38,8 @@ _EOS_IDS = np.array(sorted(label_id(lab) for lab in SENTENCE_END), dtype=np.int8
 
 @dataclass
 class Slices:
+    """A training or validation set cut into fixed-length rows of word ids, labels and features."""
+
     ids: np.ndarray  # int32 [N, L], 0 (= <pad>) on padding
     labels: np.ndarray  # int8 [N, L], IGNORE on padding and on words left out of the loss
     lengths: np.ndarray  # int32 [N]

@@ -8,6 +8,8 @@ from typing import Any
 
 @dataclass
 class TrainConfig:
+    """Everything a training run reads from its YAML config (conf/*.yaml); unknown keys are errors."""
+
     #: registered model name (punct.models.MODEL_MODULES)
     model: str = "tbrnn"
     #: the model's constructor arguments (its Config dataclass; unknown key = error)

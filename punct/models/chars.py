@@ -77,6 +77,8 @@ class _DelayedLSTM(_CharTagger):
 
 @register("char_delay_lstm")
 class CharDelayLSTM(_DelayedLSTM):
+    """Unidirectional character LSTM whose decision at a slot waits ``delay`` characters."""
+
     @dataclass
     class Config:
         embedding_dim: int = 32
@@ -98,6 +100,8 @@ class CharDelayLSTM(_DelayedLSTM):
 
 @register("char_bilstm")
 class CharBiLSTM(_CharTagger):
+    """Bidirectional character LSTM read at the space after each word."""
+
     @dataclass
     class Config:
         embedding_dim: int = 32
@@ -120,6 +124,8 @@ class CharBiLSTM(_CharTagger):
 
 @register("char_ngram_lstm")
 class CharNgramLSTM(_DelayedLSTM):
+    """Delay LSTM over the summed embeddings of the hashed 1..max_n-grams ending at each character."""
+
     @dataclass
     class Config:
         #: n-grams of 1..max_n characters ending at each character
@@ -158,6 +164,8 @@ class CharNgramLSTM(_DelayedLSTM):
 
 @register("char_cnn_highway")
 class CharCNNHighway(_DelayedLSTM):
+    """Delay LSTM over character convolutions of several widths and a highway layer."""
+
     @dataclass
     class Config:
         embedding_dim: int = 32
@@ -192,6 +200,8 @@ class CharCNNHighway(_DelayedLSTM):
 
 @register("char_dilated_cnn")
 class CharDilatedCNN(_CharTagger):
+    """Stack of dilated character convolutions with gated residual connections."""
+
     @dataclass
     class Config:
         embedding_dim: int = 32

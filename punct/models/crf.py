@@ -44,6 +44,8 @@ _PRIMES = (1000003, 998244353, 1000000007)
 
 @register("crf")
 class LinearChainCRF(nn.Module):
+    """Linear-chain CRF over hashed word n-gram features, trained by log-likelihood."""
+
     @dataclass
     class Config:
         #: hash buckets of the feature weights (collisions are rare below ~1/4 load)

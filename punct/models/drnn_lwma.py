@@ -87,6 +87,8 @@ class MultiHeadAttention(nn.Module):
 
 @register("drnn_lwma")
 class DRNNLWMA(nn.Module):
+    """Kim's (2019) stacked bidirectional GRUs with a multi-head attention over every layer."""
+
     @dataclass
     class Config:
         embedding_dim: int = 256

@@ -38,6 +38,8 @@ from punct.models import register
 
 @register("lmc")
 class LMC(nn.Module):
+    """Che et al.'s (2016) fully connected classifier over a window of fixed word vectors."""
+
     input_kind = "vectors"
 
     @dataclass

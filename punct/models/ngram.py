@@ -59,6 +59,8 @@ def _lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarr
 
 @register("hidden_event_lm")
 class HiddenEventLM(nn.Module):
+    """Marks as hidden events of a Kneser-Ney word n-gram model, decoded by Viterbi."""
+
     trainer = "fit"
 
     @dataclass

@@ -36,6 +36,8 @@ from punct.models.layers import BiGRU, additive_scores, append_token, lengths_ma
 
 @register("tbrnn")
 class TBRNN(nn.Module):
+    """Tilk and Alumäe's (2016) bidirectional GRU with attention and late fusion (equations in the module docstring)."""
+
     @dataclass
     class Config:
         #: word embedding size (punctuator2: n_emb = n_hidden without pretrained embeddings)

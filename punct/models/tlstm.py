@@ -33,6 +33,8 @@ from punct.models.layers import acoustic_inputs, append_token
 
 @register("tlstm")
 class TLSTM(nn.Module):
+    """Tilk and Alumäe's (2015) unidirectional LSTM over the words (stage one, text only)."""
+
     @dataclass
     class Config:
         #: projection layer size (paper: 100 for Estonian)

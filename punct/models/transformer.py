@@ -58,6 +58,8 @@ def window_plan(length: int, span: int, overlap: int) -> tuple[list[int], list[i
 
 @register("transformer_tagger")
 class TransformerTagger(nn.Module):
+    """The packaged MiniLM encoder fine-tuned with a linear layer on each word's last piece."""
+
     input_kind = "wordpieces"
 
     @dataclass

@@ -62,6 +62,8 @@ class PitchTrack:
 
 
 class PitchTracker(Protocol):
+    """What a pitch tracker does: F0 and voicing of a signal on a fixed hop grid."""
+
     name: str
 
     def track(self, x: np.ndarray, rate: int, hop: int) -> PitchTrack:
