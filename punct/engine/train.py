@@ -465,6 +465,121 @@ def _one_training(exp_dir: Path, main: bool):
         yield
 
 
+@dataclasses.dataclass
+class _Kind:
+    """What sort of training a config asks of its model class (checked against each other)."""
+
+    #: a two-stage model: ``init_from`` names its stage one
+    second_stage: bool
+    #: a warm start: ``init_from`` names a model of the same kind to train on from
+    warm: bool
+    #: estimated by counting in one pass (``trainer = "fit"``), not by SGD
+    counting: bool
+
+    @classmethod
+    def of(cls, cfg: TrainConfig, model_cls: type) -> "_Kind":
+        second_stage = hasattr(model_cls, "stage1_models")
+        kind = cls(second_stage=second_stage, warm=bool(cfg.init_from) and not second_stage,
+                   counting=getattr(model_cls, "trainer", "sgd") == "fit")
+        if cfg.freeze and not second_stage:
+            raise PunctError(f"freeze keeps a two-stage model's stage one fixed; {cfg.model} has no stage one")
+        if cfg.word_dropout and (kind.counting or input_kind(model_cls) not in ("words", "words+feats")):
+            raise PunctError(f"word_dropout needs a network that reads word ids; {cfg.model} "
+                             + ("is estimated by counting" if kind.counting else f"reads {input_kind(model_cls)}"))
+        if kind.warm and kind.counting:
+            raise PunctError(f"model {cfg.model} is estimated by counting: it cannot train on from init_from")
+        if second_stage and not cfg.init_from:
+            raise PunctError(f"model {cfg.model} is a second stage: set init_from to a stage-one model (a best.pt)")
+        return kind
+
+
+@dataclasses.dataclass
+class _Start:
+    """Where a run starts: its featurizer, model arguments and progress, and the checkpoints
+    it starts from (the one it resumes, a warm start's model, a two-stage model's stage one)."""
+
+    inputs: Any
+    model_args: dict[str, Any]
+    prog: dict[str, Any]
+    resumed: dict[str, Any] | None = None
+    warm: dict[str, Any] | None = None
+    stage1: dict[str, Any] | None = None
+
+
+def _starting_point(cfg: TrainConfig, model_cls: type, kind: _Kind, train_dir: str | Path, ck_path: Path) -> _Start:
+    """Resume from ``ck_path`` when it exists, else start from ``init_from``'s weights (a warm
+    start) or anew, building the featurizer from ``train_dir`` (a two-stage model: from its
+    stage one's vocabulary)."""
+    if ck_path.is_file():
+        ck = ckpt.load(ck_path)
+        inputs = inputs_from_checkpoint(ck)
+        stage1_extra = {"stage1": ck["model_args"].get("stage1") or {}} if kind.second_stage else {}
+        model_args = _complete_model_args(cfg, inputs, stage1_extra)
+        _check_resume(ck["train_config"], cfg, model_args, ck_path)
+        prog = dict(ck["progress"])
+        log.info("resuming from %s: epoch %d, batch %d", ck_path, prog["epoch"] + 1, prog["batch"])
+        return _Start(inputs, model_args, prog, resumed=ck)
+    if kind.warm:
+        warm_ck = _load_warm_start(cfg.model, cfg.init_from)
+        inputs = inputs_from_checkpoint(warm_ck)
+        prog = _warm_progress(warm_ck, Path(cfg.init_from))
+        log.info("warm start from %s (epoch %d): training on from its weights with this config", cfg.init_from,
+                 prog["epoch"])
+        return _Start(inputs, _complete_model_args(cfg, inputs, {}), prog, warm=warm_ck)
+    from punct.datadir import load_utterances
+
+    stage1_ck, stage1_vocab, stage1_extra = None, None, {}
+    if kind.second_stage:
+        stage1_ck, stage1_vocab, stage1_extra = _load_stage1(model_cls, cfg.init_from)
+    utts = load_utterances(train_dir)
+    inputs = build_inputs(model_cls, (u.texts for u in utts), cfg, resolved_model_args(cfg.model, cfg.model_args),
+                          data_dir=train_dir, vocab=stage1_vocab)
+    del utts
+    return _Start(inputs, _complete_model_args(cfg, inputs, stage1_extra), _new_progress(), stage1=stage1_ck)
+
+
+def _write_run_files(exp_dir: Path, resolved: dict[str, Any], command: str | None, resumed: bool) -> None:
+    """``config.yaml`` (the resolved config) and ``cmd`` (the command; a resume adds a line)."""
+    with atomic_write(exp_dir / "config.yaml") as f:
+        f.write(dump_yaml(resolved))
+    if command is None:
+        return
+    if resumed and (exp_dir / "cmd").is_file():
+        with open(exp_dir / "cmd", "a", encoding="utf-8") as f:
+            f.write(f"# resumed with: {command}\n")
+    else:
+        with atomic_write(exp_dir / "cmd") as f:
+            f.write(command + "\n")
+
+
+def _model_of(cfg: TrainConfig, start: _Start) -> torch.nn.Module:
+    """The model of a new run or a resume, from ``cfg.seed``: a warm start's weights, or the
+    pretrained embeddings, or a two-stage model's stage one loaded; the parts the config
+    freezes frozen. (A resume's weights are loaded with its optimizer's state.)"""
+    torch.manual_seed(cfg.seed)
+    model = build_model(cfg.model, start.model_args, start.inputs.input_size)
+    if start.warm is not None:
+        try:
+            model.load_state_dict(start.warm["state_dict"])
+        except RuntimeError as e:  # torch's first line is a header, the second the first mismatch
+            lines = [x.strip() for x in str(e).strip().splitlines()]
+            detail = lines[1] if len(lines) > 1 else lines[0]
+            raise PunctError(f"its weights do not fit this config's model_args ({detail})", cfg.init_from) from None
+    elif cfg.pretrained_embeddings and start.resumed is None:
+        _init_pretrained(model, start.inputs, cfg.pretrained_embeddings)
+    if cfg.freeze_embeddings:
+        _embedding_of(model).weight.requires_grad_(False)
+    if start.stage1 is not None:
+        model.load_stage1(start.stage1["state_dict"])
+        log.info("stage one: %s (%s, epoch %s)%s", cfg.init_from, start.stage1["model"], start.stage1.get("epoch"),
+                 ", kept fixed" if cfg.freeze else ", trained on")
+    if cfg.freeze:
+        model.freeze_stage1()
+        if cfg.stage1_cache_mb:
+            model.cache_stage1(cfg.stage1_cache_mb)
+    return model
+
+
 def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_dir: str | Path,
            command: str | None, on_step: Callable[[int, int], None] | None) -> dict[str, Any]:
     exp_dir = Path(exp_dir)
@@ -472,71 +587,19 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     main = rank == 0  # rank 0 made exp_dir when it took its lock (_one_training)
     torch.set_num_threads(max(1, cfg.threads // world))
     model_cls = get_model_class(cfg.model)
-    model_args = resolved_model_args(cfg.model, cfg.model_args)
-    ck_path = exp_dir / "checkpoint.pt"
-    second_stage = hasattr(model_cls, "stage1_models")
-    warm = bool(cfg.init_from) and not second_stage  # a warm start from a model of the same kind
-    if cfg.freeze and not second_stage:
-        raise PunctError(f"freeze keeps a two-stage model's stage one fixed; {cfg.model} has no stage one")
-    counting = getattr(model_cls, "trainer", "sgd") == "fit"
-    if cfg.word_dropout and (counting or input_kind(model_cls) not in ("words", "words+feats")):
-        raise PunctError(f"word_dropout needs a network that reads word ids; {cfg.model} "
-                         + ("is estimated by counting" if counting else f"reads {input_kind(model_cls)}"))
-    if warm and counting:
-        raise PunctError(f"model {cfg.model} is estimated by counting: it cannot train on from init_from")
-    if second_stage and not cfg.init_from:
-        raise PunctError(f"model {cfg.model} is a second stage: set init_from to a stage-one model (a best.pt)")
-
-    resume = ck_path.is_file()
-    stage1_ck = None
-    stage1_extra: dict[str, Any] = {}
-    if resume:
-        ck = ckpt.load(ck_path)
-        inputs = inputs_from_checkpoint(ck)
-        if second_stage:
-            stage1_extra = {"stage1": ck["model_args"].get("stage1") or {}}
-        model_args = _complete_model_args(cfg, inputs, stage1_extra)
-        _check_resume(ck["train_config"], cfg, model_args, ck_path)
-        prog = dict(ck["progress"])
-        log.info("resuming from %s: epoch %d, batch %d", ck_path, prog["epoch"] + 1, prog["batch"])
-    elif warm:
-        ck = None
-        warm_ck = _load_warm_start(cfg.model, cfg.init_from)
-        inputs = inputs_from_checkpoint(warm_ck)
-        model_args = _complete_model_args(cfg, inputs, {})
-        prog = _warm_progress(warm_ck, Path(cfg.init_from))
-        log.info("warm start from %s (epoch %d): training on from its weights with this config", cfg.init_from,
-                 prog["epoch"])
-    else:
-        ck = None
-        from punct.datadir import load_utterances
-
-        stage1_vocab = None
-        if second_stage:
-            stage1_ck, stage1_vocab, stage1_extra = _load_stage1(model_cls, cfg.init_from)
-        utts = load_utterances(train_dir)
-        inputs = build_inputs(model_cls, (u.texts for u in utts), cfg, model_args, data_dir=train_dir, vocab=stage1_vocab)
-        del utts
-        model_args = _complete_model_args(cfg, inputs, stage1_extra)
-        prog = _new_progress()
-    if ck is None and main and isinstance(inputs, WordInputs):  # a new run (fresh or warm)
+    resolved_model_args(cfg.model, cfg.model_args)  # an unknown or mistyped argument fails first
+    kind = _Kind.of(cfg, model_cls)
+    start = _starting_point(cfg, model_cls, kind, train_dir, exp_dir / "checkpoint.pt")
+    inputs, model_args = start.inputs, start.model_args
+    if start.resumed is None and main and isinstance(inputs, WordInputs):  # a new run (fresh or warm)
         inputs.vocab.write(exp_dir / "vocab.txt")
     if isinstance(inputs, WordInputs):
         log.info("vocabulary: %d entries (min_count %d)", len(inputs.vocab), cfg.min_count)
     else:
         log.info("inputs: %s", inputs.describe())
-
     resolved = dict(to_dict(cfg), model_args=model_args)
     if main:
-        with atomic_write(exp_dir / "config.yaml") as f:
-            f.write(dump_yaml(resolved))
-        if command is not None:
-            if resume and (exp_dir / "cmd").is_file():
-                with open(exp_dir / "cmd", "a", encoding="utf-8") as f:
-                    f.write(f"# resumed with: {command}\n")
-            else:
-                with atomic_write(exp_dir / "cmd") as f:
-                    f.write(command + "\n")
+        _write_run_files(exp_dir, resolved, command, start.resumed is not None)
 
     slice_opts = dict(length=cfg.slice_length, tail_in_loss=cfg.tail_in_loss, long_sentences=cfg.long_sentences)
     # ids of an open lexicon (characters, word pieces) depend on the encoding order: no cache
@@ -549,49 +612,30 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         log.info("validation F1 on %s decoded whole: %d utterances, %d words, %d-word windows", valid_dir,
                  len(whole.streams), whole.words, whole.window)
 
-    torch.manual_seed(cfg.seed)
-    model = build_model(cfg.model, model_args, inputs.input_size)
-    if warm and ck is None:
-        try:
-            model.load_state_dict(warm_ck["state_dict"])
-        except RuntimeError as e:  # torch's first line is a header, the second the first mismatch
-            lines = [x.strip() for x in str(e).strip().splitlines()]
-            detail = lines[1] if len(lines) > 1 else lines[0]
-            raise PunctError(f"its weights do not fit this config's model_args ({detail})", cfg.init_from) from None
-        del warm_ck
-    elif cfg.pretrained_embeddings and ck is None:
-        _init_pretrained(model, inputs, cfg.pretrained_embeddings)
-    if cfg.freeze_embeddings:
-        _embedding_of(model).weight.requires_grad_(False)
-    if stage1_ck is not None:
-        model.load_stage1(stage1_ck["state_dict"])
-        log.info("stage one: %s (%s, epoch %s)%s", cfg.init_from, stage1_ck["model"], stage1_ck.get("epoch"),
-                 ", kept fixed" if cfg.freeze else ", trained on")
-    if cfg.freeze:
-        model.freeze_stage1()
-        if cfg.stage1_cache_mb:
-            model.cache_stage1(cfg.stage1_cache_mb)
+    model = _model_of(cfg, start)
+    warm_start = start.warm is not None  # a new one: a resumed warm start has no start.warm
+    start.warm = None  # its weights are in the model now
     payload_extra = {"inputs": inputs.state(),
                      "vocab": inputs.vocab.to_list() if isinstance(inputs, WordInputs) else []}
-    if second_stage:
-        payload_extra["stage1_train_config"] = (stage1_ck.get("train_config", {}) if stage1_ck is not None
-                                                else ck.get("stage1_train_config", {}))
+    if kind.second_stage:
+        payload_extra["stage1_train_config"] = (start.stage1.get("train_config", {}) if start.stage1 is not None
+                                                else start.resumed.get("stage1_train_config", {}))
 
-    if counting:
+    if kind.counting:
         if cfg.average_best:
             raise PunctError(f"model {cfg.model} is estimated by counting, in no epochs: average_best does not apply")
         if world > 1:
             raise PunctError(f"model {cfg.model} is estimated by counting, not by SGD: run it in one process")
         # validated in fp32, as counting models always were (precision is a setting of SGD training)
         fit_cfg = dataclasses.replace(cfg, precision="fp32")
-        return _fit(model, cfg, inputs, train_dir, validator(fit_cfg, model, valid_sl, inputs, whole), exp_dir, prog,
-                    resolved, model_args, payload_extra)
+        return _fit(model, cfg, inputs, train_dir, validator(fit_cfg, model, valid_sl, inputs, whole), exp_dir,
+                    start.prog, resolved, model_args, payload_extra)
 
     opt = make_optimizer(cfg, model.parameters())
-    if ck is not None:
-        model.load_state_dict(ck["state_dict"])
-        load_optimizer_state(opt, ck["optimizer"])
-        torch.set_rng_state(ck["rng"])
+    if start.resumed is not None:
+        model.load_state_dict(start.resumed["state_dict"])
+        load_optimizer_state(opt, start.resumed["optimizer"])
+        torch.set_rng_state(start.resumed["rng"])
     if world > 1:
         import torch.distributed as dist
 
@@ -606,196 +650,254 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
              len(train_sl), len(valid_sl), f"; rank {rank} of {world}" if world > 1 else "",
              extra={"all_ranks": True})
     model.train()
-    params = [p for p in model.parameters() if p.requires_grad]
-    validate = validator(cfg, model, valid_sl, inputs, whole, rank, world)
+    run = _Run(cfg, exp_dir, model, opt, inputs, train_sl, validator(cfg, model, valid_sl, inputs, whole, rank, world),
+               start.prog, dict(payload_extra, model=cfg.model, model_args=model_args, labels=list(LABELS),
+                                train_config=resolved), on_step)
+    if warm_start:
+        run.validate_warm_start()
+    return run.train()
 
-    def payload_common() -> dict[str, Any]:
-        return dict(payload_extra, model=cfg.model, model_args=model_args, labels=list(LABELS),
-                    state_dict=model.state_dict(), train_config=resolved)
 
-    def save_checkpoint() -> None:
-        if main:
-            ckpt.save(ck_path, dict(payload_common(), optimizer=opt.state_dict(), progress=prog, rng=torch.get_rng_state()))
+class _Run:
+    """An SGD run from the moment its model and optimizer are ready: the epochs, their batches,
+    validation, checkpoints and ``best.pt``, and the end of training. ``prog`` (the progress
+    record of checkpoint.pt) is the state a resume restores."""
 
-    if warm and ck is None:
-        # the starting weights are the best model until an epoch beats them on this validation set
-        # (select_by last: until the first epoch ends)
-        ppl, f1 = validate()
-        model.train()
-        prog.update(best_ppl=ppl, best_f1=f1)
+    def __init__(self, cfg: TrainConfig, exp_dir: Path, model: torch.nn.Module, opt: torch.optim.Optimizer, inputs,
+                 train_sl: Slices, validate: Callable[[], tuple[float, float]], prog: dict[str, Any],
+                 payload: dict[str, Any], on_step: Callable[[int, int], None] | None) -> None:
+        self.cfg, self.exp_dir, self.model, self.opt, self.inputs = cfg, exp_dir, model, opt, inputs
+        self.train_sl, self.validate, self.prog, self._payload, self.on_step = train_sl, validate, prog, payload, on_step
+        self.rank, self.world = dist_info()
+        self.main = self.rank == 0
+        self.ck_path = exp_dir / "checkpoint.pt"
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        self.last_save = 0.0  # when the checkpoint was last saved (time.monotonic)
+
+    def payload(self) -> dict[str, Any]:
+        """What every saved model holds: the model's name, arguments and weights, its inputs, the config."""
+        return dict(self._payload, state_dict=self.model.state_dict())
+
+    def save_checkpoint(self) -> None:
+        if self.main:
+            ckpt.save(self.ck_path, dict(self.payload(), optimizer=self.opt.state_dict(), progress=self.prog,
+                                         rng=torch.get_rng_state()))
+
+    def save_best(self, epoch: int, ppl: float, f1: float) -> None:
+        if self.main:
+            ckpt.save(self.exp_dir / "best.pt", dict(self.payload(), epoch=epoch, valid_ppl=ppl, valid_f1=f1))
+
+    def validate_warm_start(self) -> None:
+        """A new warm start: the starting weights are the best model until an epoch beats them on
+        this validation set (select_by last: until the first epoch ends)."""
+        ppl, f1 = self.validate()
+        self.model.train()
+        self.prog.update(best_ppl=ppl, best_f1=f1)
         log.info("warm start: valid ppl %.4f, valid F1 %.1f before training on", ppl, f1)
-        if main:
-            ckpt.save(exp_dir / "best.pt", dict(payload_common(), epoch=prog["epoch"], valid_ppl=ppl, valid_f1=f1))
-            _write_log(exp_dir, prog["history"])
-        save_checkpoint()
+        self.save_best(self.prog["epoch"], ppl, f1)
+        if self.main:
+            _write_log(self.exp_dir, self.prog["history"])
+        self.save_checkpoint()
 
-    if cfg.average_best and "snapshots" not in prog:
-        # switched on now (it may be, on a resume): the best model so far is the first one kept
-        prog["snapshots"] = seed_snapshots(exp_dir, prog, main, world)
-    elif cfg.average_best and len(prog["snapshots"]) > cfg.average_best:  # a smaller N on a resume
-        prog["snapshots"] = best_snapshots(cfg, prog["snapshots"])
+    def epochs_left(self) -> bool:
+        prog = self.prog
+        return prog["epoch"] < self.cfg.max_epochs and prog["bad_epochs"] < self.cfg.patience \
+            and not prog.get("halved_out")
 
-    n_epoch = min(len(train_sl), cfg.epoch_slices) if cfg.epoch_slices else len(train_sl)
-    last_save = time.monotonic()
-    interval = cfg.checkpoint_minutes * 60.0
-    stop_reason = None
+    def train(self) -> dict[str, Any]:
+        """Train the epochs that are left, then end the run (averaging, train_done.json)."""
+        cfg, prog = self.cfg, self.prog
+        if cfg.average_best and "snapshots" not in prog:
+            # switched on now (it may be, on a resume): the best model so far is the first one kept
+            prog["snapshots"] = seed_snapshots(self.exp_dir, prog, self.main, self.world)
+        elif cfg.average_best and len(prog["snapshots"]) > cfg.average_best:  # a smaller N on a resume
+            prog["snapshots"] = best_snapshots(cfg, prog["snapshots"])
+        if self.main and not (self.exp_dir / STOP_FILE).exists() and self.epochs_left():
+            # a run that ended (by hand, or at an earlier max_epochs) trains on: its old end no longer
+            # holds, and RESULTS.md must show it as still training until it ends again
+            (self.exp_dir / "train_done.json").unlink(missing_ok=True)
+        stop_reason = None
+        self.last_save = time.monotonic()
+        # a stop signal ends training after the batch it arrives in, with a checkpoint (punct.engine.signals)
+        with signals.deferred(announce=self.main) as got:
+            while self.epochs_left():
+                if prog["batch"] == 0:  # an epoch boundary: a half-done epoch is finished first
+                    stop_reason = stop_requested(self.exp_dir, self.rank, self.world)
+                    if stop_reason is not None:
+                        log.info("stop requested by %s (%s); remove the file to train on", self.exp_dir / STOP_FILE,
+                                 stop_reason)
+                        break
+                self.run_epoch(got)
+                self.end_epoch()
+        signum = got.agreed(self.world)
+        if signum:  # it came after the last batch, while validating: the epoch's checkpoint is saved
+            raise signals.Interrupted(f"training stopped by {signals.signal_name(signum)} after epoch {prog['epoch']}; "
+                                      "rerun the same command to finish from this checkpoint", self.ck_path, signum,
+                                      quiet=not self.main)
+        return self.finish(stop_reason)
 
-    def epochs_left() -> bool:
-        return prog["epoch"] < cfg.max_epochs and prog["bad_epochs"] < cfg.patience and not prog.get("halved_out")
+    def batches(self, epoch: int) -> list[np.ndarray]:
+        """The batches of slice indices of ``epoch``, the same in every run with the seed."""
+        cfg, n_slices = self.cfg, len(self.train_sl)
+        n_epoch = min(n_slices, cfg.epoch_slices) if cfg.epoch_slices else n_slices
+        if n_epoch == n_slices:
+            return epoch_order(n_slices, cfg.batch_size, cfg.seed, epoch)
+        # a random subset: the first n_epoch slices of this epoch's permutation
+        perm = np.random.default_rng([cfg.seed, epoch]).permutation(n_slices)
+        return [perm[b] for b in epoch_order(n_epoch, cfg.batch_size, cfg.seed, epoch, shuffle=False)]
 
-    if main and not (exp_dir / STOP_FILE).exists() and epochs_left():
-        # a run that ended (by hand, or at an earlier max_epochs) trains on: its old end no longer
-        # holds, and RESULTS.md must show it as still training until it ends again
-        (exp_dir / "train_done.json").unlink(missing_ok=True)
-    # a stop signal ends training after the batch it arrives in, with a checkpoint (punct.engine.signals)
-    with signals.deferred(announce=main) as got:
-        while epochs_left():
-            if prog["batch"] == 0:  # an epoch boundary: a half-done epoch is finished first
-                stop_reason = stop_requested(exp_dir, rank, world)
-                if stop_reason is not None:
-                    log.info("stop requested by %s (%s); remove the file to train on", exp_dir / STOP_FILE, stop_reason)
-                    break
-            epoch = prog["epoch"]
-            if cfg.lr_schedule in ("halving", "plateau"):
-                for group in opt.param_groups:
-                    group["lr"] = cfg.lr * prog.get("lr_scale", 1.0)
-            batches = epoch_order(len(train_sl), cfg.batch_size, cfg.seed, epoch)
-            if n_epoch < len(train_sl):  # a random subset: the first n_epoch slices of this epoch's permutation
-                batches = epoch_order(n_epoch, cfg.batch_size, cfg.seed, epoch, shuffle=False)
-                perm = np.random.default_rng([cfg.seed, epoch]).permutation(len(train_sl))
-                batches = [perm[b] for b in batches]
-            total_steps = cfg.max_epochs * len(batches)
-            bar = _progress(len(batches), prog["batch"], f"epoch {epoch + 1}") if main else None
-            t_epoch = time.monotonic()
-            seconds_before = prog["seconds"]
-            last_log = t_epoch
-            first_batch = prog["batch"]
-            for b in range(prog["batch"], len(batches)):
-                idx = batches[b]
-                prepare = word_dropout_of(cfg, epoch, b, len(idx), train_sl.ids.shape[1], rank, world)
-                if world > 1:
-                    n = int((train_sl.labels[idx] >= 0).sum())
-                    n_words = int(train_sl.lengths[idx].sum())
-                    loss_val = _dist_step(model, params, inputs, train_sl, np.array_split(idx, world)[rank],
-                                          n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare)
-                else:
-                    kw, mask, y = batch_inputs(inputs, train_sl, idx)
-                    if prepare is not None:
-                        kw = prepare(kw)
-                    y = map_targets(model, y)
-                    n = int((y != -100).sum())
-                    n_words = int(mask.sum())
-                    if n:
-                        loss_sum = loss_sum_of(model, kw, y, cfg.precision)
-                        opt.zero_grad(set_to_none=True)
-                        (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
-                        loss_val = loss_sum.item()
-                if n:
-                    if cfg.clip_norm > 0:
-                        torch.nn.utils.clip_grad_norm_(params, cfg.clip_norm)
-                    if cfg.lr_schedule == "linear":
-                        for group in opt.param_groups:
-                            group["lr"] = lr_at(cfg, epoch * len(batches) + b, total_steps)
-                    opt.step()
-                    prog["loss_sum"] += loss_val
-                    prog["loss_words"] += n
-                prog["words"] += n_words
-                prog["batch"] = b + 1
-                now = time.monotonic()
-                prog["seconds"] = seconds_before + (now - t_epoch)
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix(loss=f"{prog['loss_sum'] / max(1, prog['loss_words']):.4f}",
-                                    wps=f"{prog['words'] / max(1e-9, prog['seconds']):.0f}")
-                if on_step is not None:
-                    on_step(epoch, b + 1)
-                if now - last_log >= PROGRESS_LOG_SECONDS and bar is None and main:
-                    last_log = now
-                    left = (now - t_epoch) / (b + 1 - first_batch) * (len(batches) - b - 1)
-                    log.info("epoch %d batch %d/%d: train loss %.4f, %.0f words/s, the epoch's batches end in %.0f min",
-                             epoch + 1, b + 1, len(batches), prog["loss_sum"] / max(1, prog["loss_words"]),
-                             prog["words"] / max(1e-9, prog["seconds"]), left / 60)
-                signum = got.agreed(world)
-                if signum:  # a stop signal: this batch is kept (the module docstring of punct.engine.signals)
-                    save_checkpoint()
-                    if bar is not None:
-                        bar.close()
-                    name = signals.signal_name(signum)
-                    log.info("%s: stopped at epoch %d, batch %d of %d; checkpoint saved", name, epoch + 1, b + 1,
-                             len(batches))
-                    raise signals.Interrupted(f"training stopped by {name} at epoch {epoch + 1}, batch {b + 1} of "
-                                              f"{len(batches)}; rerun the same command to resume from this "
-                                              "checkpoint", ck_path, signum, quiet=not main)
-                if now - last_save >= interval and b + 1 < len(batches):
-                    save_checkpoint()
-                    last_save = time.monotonic()
+    def run_epoch(self, got) -> None:
+        """The batches of the current epoch from ``prog["batch"]`` on, with progress (a bar on a
+        terminal, else a log line every PROGRESS_LOG_SECONDS) and checkpoints every
+        ``checkpoint_minutes``; a stop signal in ``got`` saves the batch and raises Interrupted."""
+        cfg, prog = self.cfg, self.prog
+        epoch = prog["epoch"]
+        if cfg.lr_schedule in ("halving", "plateau"):
+            for group in self.opt.param_groups:
+                group["lr"] = cfg.lr * prog.get("lr_scale", 1.0)
+        batches = self.batches(epoch)
+        total_steps = cfg.max_epochs * len(batches)
+        bar = _progress(len(batches), prog["batch"], f"epoch {epoch + 1}") if self.main else None
+        t_epoch = time.monotonic()
+        seconds_before = prog["seconds"]
+        last_log = t_epoch
+        first_batch = prog["batch"]
+        for b in range(prog["batch"], len(batches)):
+            prog["words"] += self.step(epoch, b, batches[b], epoch * len(batches) + b, total_steps)
+            prog["batch"] = b + 1
+            now = time.monotonic()
+            prog["seconds"] = seconds_before + (now - t_epoch)
             if bar is not None:
-                bar.close()
+                bar.update(1)
+                bar.set_postfix(loss=f"{prog['loss_sum'] / max(1, prog['loss_words']):.4f}",
+                                wps=f"{prog['words'] / max(1e-9, prog['seconds']):.0f}")
+            if self.on_step is not None:
+                self.on_step(epoch, b + 1)
+            if now - last_log >= PROGRESS_LOG_SECONDS and bar is None and self.main:
+                last_log = now
+                left = (now - t_epoch) / (b + 1 - first_batch) * (len(batches) - b - 1)
+                log.info("epoch %d batch %d/%d: train loss %.4f, %.0f words/s, the epoch's batches end in %.0f min",
+                         epoch + 1, b + 1, len(batches), prog["loss_sum"] / max(1, prog["loss_words"]),
+                         prog["words"] / max(1e-9, prog["seconds"]), left / 60)
+            signum = got.agreed(self.world)
+            if signum:  # a stop signal: this batch is kept (the module docstring of punct.engine.signals)
+                self.save_checkpoint()
+                if bar is not None:
+                    bar.close()
+                name = signals.signal_name(signum)
+                log.info("%s: stopped at epoch %d, batch %d of %d; checkpoint saved", name, epoch + 1, b + 1,
+                         len(batches))
+                raise signals.Interrupted(f"training stopped by {name} at epoch {epoch + 1}, batch {b + 1} of "
+                                          f"{len(batches)}; rerun the same command to resume from this "
+                                          "checkpoint", self.ck_path, signum, quiet=not self.main)
+            if now - self.last_save >= self.cfg.checkpoint_minutes * 60.0 and b + 1 < len(batches):
+                self.save_checkpoint()
+                self.last_save = time.monotonic()
+        if bar is not None:
+            bar.close()
 
-            ppl, f1 = validate()
-            row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
-                   "valid_f1": f1, "seconds": round(prog["seconds"], 1),
-                   "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
-            if cfg.select_by == "last":
-                improved = True
-            elif cfg.select_by == "f1":
-                improved = f1 > prog.get("best_f1", -math.inf)
-            else:
-                improved = ppl < prog["best_ppl"]
-            if cfg.average_best:  # this epoch's weights, before a schedule goes back to the best ones
-                keep_snapshot(cfg, prog, exp_dir, dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1),
-                               main)
-            if cfg.lr_schedule == "halving":
-                _halving_step(cfg, prog, ppl, improved, model, exp_dir / "best.pt")
-            elif cfg.lr_schedule == "plateau" and not improved:
-                _plateau_step(cfg, prog, model, exp_dir / "best.pt", world)
-            mark = " (best)" if improved and cfg.select_by != "last" else ""  # beside the score that selects
-            ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
-            log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
-                     row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
-            prog["history"] = prog["history"] + [row]
-            if improved:
-                prog["best_ppl"], prog["best_f1"], prog["best_epoch"], prog["bad_epochs"] = ppl, f1, epoch + 1, 0
-                if main:
-                    ckpt.save(exp_dir / "best.pt", dict(payload_common(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1))
-            else:
-                prog["bad_epochs"] += 1
-            prog.update(epoch=epoch + 1, batch=0, loss_sum=0.0, loss_words=0, words=0, seconds=0.0)
-            save_checkpoint()
-            last_save = time.monotonic()
-            if main:
-                _write_log(exp_dir, prog["history"])
-                if cfg.average_best:  # only now that the checkpoint no longer lists them
-                    prune_snapshots(exp_dir, prog["snapshots"])
+    def step(self, epoch: int, b: int, idx: np.ndarray, step: int, total_steps: int) -> int:
+        """One optimizer step on the slices ``idx`` (step ``b`` of ``epoch``, ``step`` of
+        ``total_steps`` in the run); returns the words of the batch, adds its loss to ``prog``."""
+        cfg, model, prog = self.cfg, self.model, self.prog
+        train_sl = self.train_sl
+        prepare = word_dropout_of(cfg, epoch, b, len(idx), train_sl.ids.shape[1], self.rank, self.world)
+        if self.world > 1:
+            n = int((train_sl.labels[idx] >= 0).sum())
+            n_words = int(train_sl.lengths[idx].sum())
+            loss_val = _dist_step(model, self.params, self.inputs, train_sl, np.array_split(idx, self.world)[self.rank],
+                                  n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare)
+        else:
+            kw, mask, y = batch_inputs(self.inputs, train_sl, idx)
+            if prepare is not None:
+                kw = prepare(kw)
+            y = map_targets(model, y)
+            n = int((y != -100).sum())
+            n_words = int(mask.sum())
+            if n:
+                loss_sum = loss_sum_of(model, kw, y, cfg.precision)
+                self.opt.zero_grad(set_to_none=True)
+                (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
+                loss_val = loss_sum.item()
+        if n:
+            if cfg.clip_norm > 0:
+                torch.nn.utils.clip_grad_norm_(self.params, cfg.clip_norm)
+            if cfg.lr_schedule == "linear":
+                for group in self.opt.param_groups:
+                    group["lr"] = lr_at(cfg, step, total_steps)
+            self.opt.step()
+            prog["loss_sum"] += loss_val
+            prog["loss_words"] += n
+        return n_words
 
-    signum = got.agreed(world)
-    if signum:  # it came after the last batch, while validating: the epoch's checkpoint is saved
-        raise signals.Interrupted(f"training stopped by {signals.signal_name(signum)} after epoch {prog['epoch']}; "
-                                  "rerun the same command to finish from this checkpoint", ck_path, signum,
-                                  quiet=not main)
-    if stop_reason is not None and prog["best_epoch"] == 0:
-        raise PunctError("a stop was requested before the first epoch ended, so there is no model to keep "
-                         "(remove the file to train)", exp_dir / STOP_FILE)
-    snaps = [s["epoch"] for s in prog.get("snapshots", [])] if cfg.average_best else []
-    if len(snaps) >= 2 and prog.get("averaged") != sorted(snaps):
-        average_snapshots(cfg, prog, model, exp_dir, payload_common, rank, world, validate=validate)
-        save_checkpoint()
-    if stop_reason is not None:
-        why = "by hand"
-    elif prog.get("halved_out"):
-        why = "halving"
-    else:
-        why = "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
-    log.info("training stopped (%s) after %d epochs; best (by %s) at epoch %d: valid ppl %.4f, F1 %.1f -> %s", why,
-             prog["epoch"], cfg.select_by, prog["best_epoch"], prog["best_ppl"], prog.get("best_f1", math.nan),
-             exp_dir / "best.pt")
-    if main:
-        _write_stopped(exp_dir, why, prog, stop_reason)
-    if world > 1:
-        import torch.distributed as dist
+    def end_epoch(self) -> None:
+        """Validate the epoch just trained, keep it as best.pt (and a snapshot) if it is, apply
+        the schedule's end-of-epoch step, log the epoch and save the checkpoint."""
+        cfg, prog = self.cfg, self.prog
+        epoch = prog["epoch"]
+        ppl, f1 = self.validate()
+        row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
+               "valid_f1": f1, "seconds": round(prog["seconds"], 1),
+               "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
+        if cfg.select_by == "last":
+            improved = True
+        elif cfg.select_by == "f1":
+            improved = f1 > prog.get("best_f1", -math.inf)
+        else:
+            improved = ppl < prog["best_ppl"]
+        if cfg.average_best:  # this epoch's weights, before a schedule goes back to the best ones
+            keep_snapshot(cfg, prog, self.exp_dir, dict(self.payload(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1),
+                          self.main)
+        if cfg.lr_schedule == "halving":
+            _halving_step(cfg, prog, ppl, improved, self.model, self.exp_dir / "best.pt")
+        elif cfg.lr_schedule == "plateau" and not improved:
+            _plateau_step(cfg, prog, self.model, self.exp_dir / "best.pt", self.world)
+        mark = " (best)" if improved and cfg.select_by != "last" else ""  # beside the score that selects
+        ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
+        log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
+                 row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
+        prog["history"] = prog["history"] + [row]
+        if improved:
+            prog["best_ppl"], prog["best_f1"], prog["best_epoch"], prog["bad_epochs"] = ppl, f1, epoch + 1, 0
+            self.save_best(epoch + 1, ppl, f1)
+        else:
+            prog["bad_epochs"] += 1
+        prog.update(epoch=epoch + 1, batch=0, loss_sum=0.0, loss_words=0, words=0, seconds=0.0)
+        self.save_checkpoint()
+        self.last_save = time.monotonic()
+        if self.main:
+            _write_log(self.exp_dir, prog["history"])
+            if cfg.average_best:  # only now that the checkpoint no longer lists them
+                prune_snapshots(self.exp_dir, prog["snapshots"])
 
-        dist.barrier()
-    return prog
+    def finish(self, stop_reason: str | None) -> dict[str, Any]:
+        """The end of training: the average of the best epochs when it is due, the log line and
+        train_done.json saying why training ended."""
+        cfg, prog = self.cfg, self.prog
+        if stop_reason is not None and prog["best_epoch"] == 0:
+            raise PunctError("a stop was requested before the first epoch ended, so there is no model to keep "
+                             "(remove the file to train)", self.exp_dir / STOP_FILE)
+        snaps = [s["epoch"] for s in prog.get("snapshots", [])] if cfg.average_best else []
+        if len(snaps) >= 2 and prog.get("averaged") != sorted(snaps):
+            average_snapshots(cfg, prog, self.model, self.exp_dir, self.payload, self.rank, self.world,
+                              validate=self.validate)
+            self.save_checkpoint()
+        if stop_reason is not None:
+            why = "by hand"
+        elif prog.get("halved_out"):
+            why = "halving"
+        else:
+            why = "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
+        log.info("training stopped (%s) after %d epochs; best (by %s) at epoch %d: valid ppl %.4f, F1 %.1f -> %s",
+                 why, prog["epoch"], cfg.select_by, prog["best_epoch"], prog["best_ppl"],
+                 prog.get("best_f1", math.nan), self.exp_dir / "best.pt")
+        if self.main:
+            _write_stopped(self.exp_dir, why, prog, stop_reason)
+        if self.world > 1:
+            import torch.distributed as dist
+
+            dist.barrier()
+        return prog
 
 
 def _halving_step(cfg: TrainConfig, prog: dict[str, Any], ppl: float, improved: bool, model: torch.nn.Module,
