@@ -44,10 +44,8 @@ of the vector set. ``input_size`` is what ``build_model`` passes as the
 model's ``vocab_size``: the number of word ids, characters, word pieces, or
 the vector dimension.
 
-A new input kind is a class here with ``kind``, ``closed`` (ids are a fixed
-inventory, so precomputed slices can be cached), ``build``, ``from_state``,
-``state``, ``input_size``, ``digest``, ``encode`` and ``tensors``, and one
-line in INPUT_KINDS.
+A new input kind is a subclass of ``Inputs`` here (its methods say what each
+must do) and one line in INPUT_KINDS.
 """
 from __future__ import annotations
 
@@ -83,7 +81,54 @@ def with_pretrained_words(vocab: Vocabulary, name: str) -> Vocabulary:
     return Vocabulary.from_list(list(vocab.words) + more)
 
 
-class WordInputs:
+class Inputs:
+    """What every featurizer provides (the input kinds of the table above derive from it);
+    a new input kind implements each method and adds one line to INPUT_KINDS."""
+
+    #: the ``input_kind`` of the models it serves, stored in checkpoints under ``inputs``
+    kind = ""
+    #: True when ids are a fixed inventory, so precomputed slices can be cached
+    closed = True
+
+    @classmethod
+    def build(cls, texts: Iterable[Sequence[str]], cfg, model_args: dict[str, Any]) -> "Inputs":
+        """The featurizer of a new run, from the training text (``texts``: one word list per
+        utterance), the training config and the model's arguments."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], ck: dict[str, Any]) -> "Inputs":
+        """The featurizer a checkpoint ``ck`` was trained with, from its ``state()`` (``ck["inputs"]``)."""
+        raise NotImplementedError
+
+    def state(self) -> dict[str, Any]:
+        """What rebuilds this featurizer (stored in checkpoints under ``inputs``)."""
+        raise NotImplementedError
+
+    @property
+    def input_size(self) -> int:
+        """What ``build_model`` passes as the model's ``vocab_size``: word ids, characters,
+        word pieces, or the vector dimension."""
+        raise NotImplementedError
+
+    def digest(self) -> str:
+        """A hash of what the ids mean (the slice cache is keyed by it)."""
+        raise NotImplementedError
+
+    def encode(self, words: Sequence[str]) -> list[int]:
+        """The ids of one utterance's words (several per word for characters and word pieces)."""
+        raise NotImplementedError
+
+    def tensors(self, ids: np.ndarray, lengths: np.ndarray) -> dict[str, torch.Tensor]:
+        """The model's keyword arguments for a batch of rows of ids ``[B,T]`` with their lengths."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """One line for the training log."""
+        raise NotImplementedError
+
+
+class WordInputs(Inputs):
     """Word ids of a closed vocabulary (T-BRNN, T-LSTM, DRNN-LWMA, n-gram, CRF)."""
 
     kind = "words"
@@ -123,7 +168,7 @@ class WordInputs:
         return f"vocabulary of {len(self.vocab)} words"
 
 
-class VectorInputs:
+class VectorInputs(Inputs):
     """Fixed pretrained word vectors (LMC); the vectors are read from their package,
     not stored in checkpoints (only the set's name)."""
 
@@ -205,7 +250,7 @@ class _Lexicon:
         return out
 
 
-class CharInputs:
+class CharInputs(Inputs):
     """Characters of the words, each word followed by one space, the slot where its
     mark goes (Gale and Parthasarathy 2017). Ids 0, 1, 2 are padding, unknown
     character and the space."""
@@ -274,7 +319,7 @@ class CharInputs:
         return f"{len(self.chars)} characters"
 
 
-class PieceInputs:
+class PieceInputs(Inputs):
     """WordPieces of a packaged transformer's tokenizer, each word tokenized alone
     (the uncased BERT tokenizer splits on spaces first, so this equals tokenizing
     the text); the special tokens are added by the model per window."""
