@@ -636,6 +636,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         model.load_state_dict(start.resumed["state_dict"])
         load_optimizer_state(opt, start.resumed["optimizer"])
         torch.set_rng_state(start.resumed["rng"])
+        start.resumed = None  # the checkpoint's weights and optimizer state are loaded: not kept twice
     if world > 1:
         import torch.distributed as dist
 
