@@ -207,9 +207,10 @@ experiments+=(
   # settings of the DRNN-LWMA row (drnn_lwma_2m_e50x: 50-d embedding, near-zero start) on a
   # 5-epoch linear decay: 2.3 times the words an epoch, so about as many updates as 11.6 epochs of
   # train_2m, 56 minutes an epoch on both cores (about 4 h 40 min in all). Started 2026-11-27
-  # 23:53: validation F1 59.5 after epoch 1 (perplexity 1.2376), 61.7 after epoch 2 (1.2247; the
-  # best 2.1M-word DRNN-LWMA run validated at 61.6, drnn_lwma_2m_e50x at 60.7); it resumes from
-  # its checkpoint:
+  # 23:53, 43 minutes an epoch on an idle machine: validation F1 59.5, 61.7, 63.3, 63.7 after
+  # epochs 1-4 (perplexity 1.2376, 1.2247, 1.2146, 1.2134; the best 2.1M-word DRNN-LWMA run
+  # validated at 61.6, drnn_lwma_2m_e50x at 60.7, DRNN-LWMA-pre at 63.4); it resumes from its
+  # checkpoint:
   # ./run.sh --corpus iwslt2011 --models drnn_lwma_all_e50x --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
   "drnn_lwma_all_e50x|conf/drnn_lwma.yaml|train|model_args.embedding_dim=50 model_args.embedding_init=xavier max_epochs=5"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
