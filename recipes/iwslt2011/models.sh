@@ -209,8 +209,9 @@ experiments+=(
   # train_2m, 56 minutes an epoch on both cores (about 4 h 40 min in all). Started 2026-11-27
   # 23:53, 43 minutes an epoch on an idle machine: validation F1 59.5, 61.7, 63.3, 63.7 after
   # epochs 1-4 (perplexity 1.2376, 1.2247, 1.2146, 1.2134; the best 2.1M-word DRNN-LWMA run
-  # validated at 61.6, drnn_lwma_2m_e50x at 60.7, DRNN-LWMA-pre at 63.4); it resumes from its
-  # checkpoint:
+  # validated at 61.6, drnn_lwma_2m_e50x at 60.7, DRNN-LWMA-pre at 63.4), 64.0 after epoch 5
+  # (1.2139; no overfitting). test2011 65.5 (interval 63.4-67.7, the paper's 67.2 inside), dev2012
+  # 63.9 decoded whole:
   # ./run.sh --corpus iwslt2011 --models drnn_lwma_all_e50x --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
   "drnn_lwma_all_e50x|conf/drnn_lwma.yaml|train|model_args.embedding_dim=50 model_args.embedding_init=xavier max_epochs=5"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
