@@ -190,8 +190,8 @@ def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
             if name == "segments":  # <utt> <recording> <start> <end>: read by its own reader, once
                 segs = read_segments(f)
                 other = set(segs)
-            else:  # read above, but for a file _read_utt_tables does not read
-                other = {k for k, _, _ in (tables[name] if name in tables else read_table(f))}
+            else:  # read by _read_utt_tables (a file added to UTT_FILES alone fails here at once)
+                other = {k for k, _, _ in tables[name]}
             if other != keys:
                 extra = sorted(other - keys)[:1] or sorted(keys - other)[:1]
                 raise PunctError(f"key set differs from text (e.g. {extra[0]!r})", f)
