@@ -506,10 +506,11 @@ class _Start:
     stage1: dict[str, Any] | None = None
 
 
-def _starting_point(cfg: TrainConfig, model_cls: type, kind: _Kind, train_dir: str | Path, ck_path: Path) -> _Start:
+def _starting_point(cfg: TrainConfig, model_cls: type, kind: _Kind, model_args: dict[str, Any],
+                    train_dir: str | Path, ck_path: Path) -> _Start:
     """Resume from ``ck_path`` when it exists, else start from ``init_from``'s weights (a warm
-    start) or anew, building the featurizer from ``train_dir`` (a two-stage model: from its
-    stage one's vocabulary)."""
+    start) or anew, building the featurizer from ``train_dir`` and the config's resolved
+    ``model_args`` (a two-stage model: from its stage one's vocabulary)."""
     if ck_path.is_file():
         ck = ckpt.load(ck_path)
         inputs = inputs_from_checkpoint(ck)
@@ -532,8 +533,7 @@ def _starting_point(cfg: TrainConfig, model_cls: type, kind: _Kind, train_dir: s
     if kind.second_stage:
         stage1_ck, stage1_vocab, stage1_extra = _load_stage1(model_cls, cfg.init_from)
     utts = load_utterances(train_dir)
-    inputs = build_inputs(model_cls, (u.texts for u in utts), cfg, resolved_model_args(cfg.model, cfg.model_args),
-                          data_dir=train_dir, vocab=stage1_vocab)
+    inputs = build_inputs(model_cls, (u.texts for u in utts), cfg, model_args, data_dir=train_dir, vocab=stage1_vocab)
     del utts
     return _Start(inputs, _complete_model_args(cfg, inputs, stage1_extra), _new_progress(), stage1=stage1_ck)
 
@@ -587,9 +587,9 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     main = rank == 0  # rank 0 made exp_dir when it took its lock (_one_training)
     torch.set_num_threads(max(1, cfg.threads // world))
     model_cls = get_model_class(cfg.model)
-    resolved_model_args(cfg.model, cfg.model_args)  # an unknown or mistyped argument fails first
+    config_args = resolved_model_args(cfg.model, cfg.model_args)  # an unknown or mistyped argument fails first
     kind = _Kind.of(cfg, model_cls)
-    start = _starting_point(cfg, model_cls, kind, train_dir, exp_dir / "checkpoint.pt")
+    start = _starting_point(cfg, model_cls, kind, config_args, train_dir, exp_dir / "checkpoint.pt")
     inputs, model_args = start.inputs, start.model_args
     if start.resumed is None and main and isinstance(inputs, WordInputs):  # a new run (fresh or warm)
         inputs.vocab.write(exp_dir / "vocab.txt")
