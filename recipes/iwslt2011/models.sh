@@ -214,6 +214,13 @@ experiments+=(
   # 63.9 decoded whole:
   # ./run.sh --corpus iwslt2011 --models drnn_lwma_all_e50x --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
   "drnn_lwma_all_e50x|conf/drnn_lwma.yaml|train|model_args.embedding_dim=50 model_args.embedding_init=xavier max_epochs=5"
+  # DRNN-LWMA-pre on all of ted/ (4.9M words): conf/drnn_lwma_pre.yaml (GloVe 6B 50-d start,
+  # dropout 0.2) on drnn_lwma_all_e50x's 5-epoch linear decay. drnn_lwma_all_e50x did not overfit
+  # all of ted/ at dropout 0.2, where every 2.1M-word run did from about epoch 4 on. The question:
+  # does Kim's best model reach its published 68.6 with text worth about train2012 (4M words of
+  # ted/, recipes/iwslt2011_text)? Started 2026-11-28:
+  # ./run.sh --corpus iwslt2011 --models drnn_lwma_pre_all --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
+  "drnn_lwma_pre_all|conf/drnn_lwma_pre.yaml|train|max_epochs=5"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
   # decays on every epoch without a better validation F1 (lr_schedule plateau). The constant
   # rates stopped gaining while the training loss still fell (T-BRNN-pre) or rose again (DRNN)
