@@ -34,6 +34,9 @@ every word after a period or question mark begins with a capital, as does the
 pronoun ``i`` (``i'm``, ``i've`` ...). Only words spelled all in lower case change
 (``iPhone``, ``GOOD``, ``McDonald`` keep the input's spelling), and only their
 spelling: what the models and scorers read (``Word.text``) and the times stay.
+An input with no lower-case letter at all (the upper-case output of recognizers
+trained on LibriSpeech, as Kaldi's in Earnings-21) is first written in lower case,
+then given sentence case: its capitals say nothing of where sentences start.
 
 Memory. Streams are decoded incrementally (``iter_decode``): at most
 ``window + 1`` token ids of a stream are held at a time, and each window starts
@@ -401,18 +404,29 @@ def _capital(s: str) -> str:
     return s[0].upper() + s[1:]
 
 
+def all_caps(streams: list[list[Word]]) -> bool:
+    """True when the words of ``streams`` have letters and none of them is lower case."""
+    spelled = [spelling(w) for stream in streams for w in stream]
+    return any(s != s.lower() for s in spelled) and all(s == s.upper() for s in spelled)
+
+
 def capitalize(streams: list[list[Word]]) -> int:
     """Sentence case for the words of ``streams`` (see the module docstring): the first word
     of a stream and every word after a sentence end start with a capital letter, and so does
-    the pronoun ``i``; words whose spelling has any capital are left as written. Returns the
-    number of words changed."""
+    the pronoun ``i``; words whose spelling has any capital are left as written, unless no
+    word has a lower-case letter (``all_caps``): then every word is lower-cased first.
+    Returns the number of words whose spelling changed."""
+    lower = all_caps(streams)
     changed = 0
     for stream in streams:
         start = True
         for w in stream:
-            s = spelling(w)
-            if (start or s in _PRONOUN_I) and s[:1].isalpha() and s == s.lower() and s != _capital(s):
-                w.written = _capital(s)
+            before = spelling(w)
+            s = before.lower() if lower else before
+            if (start or s in _PRONOUN_I) and s[:1].isalpha() and s == s.lower():
+                s = _capital(s)
+            if s != before:
+                w.written = s
                 changed += 1
             start = w.label in SENTENCE_END
     return changed
@@ -651,7 +665,10 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
         restorer = Restorer.load(paths[0], window=window, batch_size=batch_size)
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False)
     if capitalize_words:
-        log.info("sentence case: %d words now begin with a capital", capitalize(stream_words(hyp, speaker_breaks)))
+        streams = stream_words(hyp, speaker_breaks)
+        caps = all_caps(streams)
+        log.info("sentence case%s: %d words spelled anew", " (the input is all upper case: lower-cased first)" if caps else "",
+                 capitalize(streams))
     if out_dir is not None:
         paths = write_per_recording(hyp, out_dir, fmt_out)
         log.info("wrote %d %s file(s) in %s, one per recording", len(paths), fmt_out, out_dir)

@@ -470,6 +470,24 @@ def test_capitalize_gives_sentence_case_to_lower_case_words_only():
     assert capitalize([one, two]) == 0  # a second pass changes nothing
 
 
+def test_capitalize_lowers_an_all_caps_input_first():
+    from punct.restore import all_caps, capitalize
+
+    def w(text, label="O"):
+        return Word(text.lower(), label, written=text)
+
+    one = [w("LADIES"), w("AND"), w("GENTLEMEN", "COMMA"), w("I'M"), w("GRAIL'S"), w("CEO", "PERIOD"), w("Q3")]
+    two = [w("2020", "PERIOD"), w("I")]
+    assert all_caps([one, two])
+    assert capitalize([one, two]) == 6  # Q3 (a sentence start) and I come back as they were
+    assert [x.written for x in one + two] == ["Ladies", "and", "gentlemen", "I'm", "grail's", "ceo", "Q3", "2020", "I"]
+    assert capitalize([one, two]) == 0
+    # one lower-case letter anywhere: the capitals are the input's own and stay
+    mixed = [[w("GOOD"), w("morning", "PERIOD"), w("NASA")]]
+    assert not all_caps(mixed) and capitalize(mixed) == 0
+    assert not all_caps([[w("2020"), w("42")]]) and not all_caps([[]])
+
+
 def test_capitalize_option_of_the_command(tiny, tmp_path, capsys):
     from punct.bin.restore import main
 

@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a change of speaker within an utterance ends the sentence (and splits the decoding stream)")
     p.add_argument("--capitalize", action="store_true",
                    help="sentence case for lower-case input: a capital letter to begin each sentence and "
-                        "for the pronoun i (words spelled with any capital stay as written)")
+                        "for the pronoun i (words spelled with any capital stay as written; an input with no "
+                        "lower-case letter at all, as upper-case recognizers write, is lower-cased first)")
     p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: the model's training slice)")
     p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (several streams)")
     p.add_argument("--threads", type=at_least(1), default=1,
