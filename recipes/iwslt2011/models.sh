@@ -218,7 +218,9 @@ experiments+=(
   # dropout 0.2) on drnn_lwma_all_e50x's 5-epoch linear decay. drnn_lwma_all_e50x did not overfit
   # all of ted/ at dropout 0.2, where every 2.1M-word run did from about epoch 4 on. The question:
   # does Kim's best model reach its published 68.6 with text worth about train2012 (4M words of
-  # ted/, recipes/iwslt2011_text)? Started 2026-11-28:
+  # ted/, recipes/iwslt2011_text)? Started 2026-11-28 04:43, 50-53 minutes an epoch (a machine
+  # with 11-14% CPU steal): validation F1 60.1, 62.2 after epochs 1-2 (perplexity 1.2314, 1.2177;
+  # drnn_lwma_all_e50x: 59.5, 61.7); the epoch-2 model scores 62.8 on test2011 (not a row):
   # ./run.sh --corpus iwslt2011 --models drnn_lwma_pre_all --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
   "drnn_lwma_pre_all|conf/drnn_lwma_pre.yaml|train|max_epochs=5"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
