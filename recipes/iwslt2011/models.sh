@@ -219,8 +219,9 @@ experiments+=(
   # all of ted/ at dropout 0.2, where every 2.1M-word run did from about epoch 4 on. The question:
   # does Kim's best model reach its published 68.6 with text worth about train2012 (4M words of
   # ted/, recipes/iwslt2011_text)? Started 2026-11-28 04:43, 50-53 minutes an epoch (a machine
-  # with 11-14% CPU steal): validation F1 60.1, 62.2 after epochs 1-2 (perplexity 1.2314, 1.2177;
-  # drnn_lwma_all_e50x: 59.5, 61.7); the epoch-2 model scores 62.8 on test2011 (not a row):
+  # with 11-14% CPU steal): validation F1 60.1, 62.2, 63.9 after epochs 1-3 (perplexity 1.2314,
+  # 1.2177, 1.2057; drnn_lwma_all_e50x: 59.5, 61.7, 63.3); the epoch-3 model scores 65.2 on
+  # test2011 (SER 49.1; not a row, Adam's rate still at 40%). Epochs 4-5 resume from the checkpoint:
   # ./run.sh --corpus iwslt2011 --models drnn_lwma_pre_all --train-nproc 2 --train-overrides 'threads=2 precision=bf16'
   "drnn_lwma_pre_all|conf/drnn_lwma_pre.yaml|train|max_epochs=5"
   # warm starts (init_from=@NAME): on from another run's best model with a lower rate that
