@@ -406,8 +406,8 @@ def _capital(s: str) -> str:
 
 def all_caps(streams: list[list[Word]]) -> bool:
     """True when the words of ``streams`` have letters and none of them is lower case."""
-    spelled = [spelling(w) for stream in streams for w in stream]
-    return any(s != s.lower() for s in spelled) and all(s == s.upper() for s in spelled)
+    spelled = " ".join(spelling(w) for stream in streams for w in stream)
+    return spelled != spelled.lower() and spelled == spelled.upper()
 
 
 def capitalize(streams: list[list[Word]]) -> int:
@@ -417,6 +417,8 @@ def capitalize(streams: list[list[Word]]) -> int:
     word has a lower-case letter (``all_caps``): then every word is lower-cased first.
     Returns the number of words whose spelling changed."""
     lower = all_caps(streams)
+    if lower:
+        log.info("sentence case: the input is all upper case, so it is lower-cased first")
     changed = 0
     for stream in streams:
         start = True
@@ -665,10 +667,7 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
         restorer = Restorer.load(paths[0], window=window, batch_size=batch_size)
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False)
     if capitalize_words:
-        streams = stream_words(hyp, speaker_breaks)
-        caps = all_caps(streams)
-        log.info("sentence case%s: %d words spelled anew", " (the input is all upper case: lower-cased first)" if caps else "",
-                 capitalize(streams))
+        log.info("sentence case: %d words spelled anew", capitalize(stream_words(hyp, speaker_breaks)))
     if out_dir is not None:
         paths = write_per_recording(hyp, out_dir, fmt_out)
         log.info("wrote %d %s file(s) in %s, one per recording", len(paths), fmt_out, out_dir)
