@@ -84,3 +84,48 @@ def stronger(a: str, b: str) -> str:
 def mark_of(label: str) -> str:
     """The character written for ``label`` ('' for O)."""
     return LABEL_TO_MARK[label]
+
+
+# Case classes: how a word is spelled, predicted beside its mark by models with a
+# case head and applied by ``punct restore --capitalize``. MIXED is any other
+# spelling ("iPhone", "McDonald"): the exact form comes from a lexicon of the
+# mixed spellings seen in training, kept with the model.
+LOWER = "LOWER"
+CAP = "CAP"
+UPPER = "UPPER"
+MIXED = "MIXED"
+#: All case classes, in the order used for model outputs.
+CASES: tuple[str, ...] = (LOWER, CAP, UPPER, MIXED)
+CASE_TO_ID: dict[str, int] = {c: i for i, c in enumerate(CASES)}
+
+
+def case_of(spelling: str) -> str:
+    """The case class of a written word: LOWER ("rate", "3d", "%": no capital), CAP
+    ("Rate", "I", "Q4": only the first letter is a capital), UPPER ("IBM", "U.S.": two
+    or more letters, all capitals), MIXED otherwise ("iPhone", "McDonald", "O'Brien")."""
+    letters = [c for c in spelling if c.isalpha()]
+    if not letters or not any(c.isupper() for c in letters):
+        return LOWER
+    if all(c.isupper() for c in letters):
+        return UPPER if len(letters) > 1 else CAP
+    if letters[0].isupper() and not any(c.isupper() for c in letters[1:]):
+        return CAP
+    return MIXED
+
+
+def apply_case(word: str, case: str, mixed: Mapping[str, str] | None = None) -> str:
+    """``word`` spelled in case class ``case``; MIXED takes the spelling the lexicon
+    ``mixed`` (lower-case form -> spelling) gives, else leaves the word as it is."""
+    if case == LOWER:
+        return word.lower()
+    if case == UPPER:
+        return word.upper()
+    if case == CAP:
+        lower = word.lower()
+        for i, c in enumerate(lower):
+            if c.isalpha():
+                return lower[:i] + c.upper() + lower[i + 1:]
+        return lower
+    if case == MIXED:
+        return (mixed or {}).get(word.lower(), word)
+    raise ValueError(f"unknown case class {case!r} (expected one of {' '.join(CASES)})")

@@ -1,6 +1,7 @@
 import pytest
 
 from punct import labels as L
+from punct.labels import CAP, LOWER, MIXED, UPPER, apply_case, case_of
 
 
 @pytest.mark.parametrize(
@@ -28,3 +29,29 @@ def test_stronger_and_marks():
     assert L.stronger("O", "O") == "O"
     assert [L.mark_of(x) for x in L.LABELS] == ["", ",", ".", "?"]
     assert L.SENTENCE_END == {"PERIOD", "QUESTION"}
+
+
+@pytest.mark.parametrize("word,case", [
+    ("rate", LOWER), ("3d", LOWER), ("%", LOWER), ("Rate", CAP), ("I", CAP), ("Q4", CAP),
+    ("IBM", UPPER), ("U.S.", UPPER), ("iPhone", MIXED), ("McDonald", MIXED), ("O'Brien", MIXED),
+])
+def test_case_of(word, case):
+    assert case_of(word) == case
+
+
+@pytest.mark.parametrize("word,case,out", [
+    ("RATE", LOWER, "rate"), ("rate", CAP, "Rate"), ("'tis", CAP, "'Tis"), ("ibm", UPPER, "IBM"),
+    ("iphone", MIXED, "iPhone"), ("mcdonald", MIXED, "mcdonald"),
+])
+def test_apply_case(word, case, out):
+    assert apply_case(word, case, {"iphone": "iPhone"}) == out
+
+
+def test_apply_case_refuses_an_unknown_class():
+    with pytest.raises(ValueError, match="unknown case class"):
+        apply_case("x", "TITLE")
+
+
+def test_case_of_and_apply_case_round_trip():
+    for w in ["rate", "Rate", "IBM", "iPhone", "O'Brien"]:
+        assert apply_case(w.lower(), case_of(w), {w.lower(): w} if case_of(w) == MIXED else None) == w
