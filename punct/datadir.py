@@ -17,6 +17,10 @@ Optional per-word files (one field per word of ``text``):
 ``word_speakers`` ``<utt> spk spk ...``  the speaker of each word (``-``: unknown),
                   for recordings with several speakers in one utterance (an
                   earnings call); written when at least one word has a speaker.
+``written``       ``<utt> W1 W2 ...``  each word as the source spelled it (``Apple``,
+                  ``IBM``, ``iPhone``; its lower case is the word of ``text``): the
+                  true case a case head learns (punct.labels.case_of); written when
+                  at least one word of the set is spelled otherwise than in ``text``.
 
 Later stages add ``wav.scp``, ``segments`` and feature scp files;
 ``validate_datadir`` checks whichever of them exist. The table files themselves
@@ -37,7 +41,7 @@ from punct.words import Utterance, Word
 log = logging.getLogger(__name__)
 
 #: Files whose keys are utterance ids and must share one key set.
-UTT_FILES = ("text", "labels", "utt2spk", "segments", "word_times", "word_speakers")
+UTT_FILES = ("text", "labels", "utt2spk", "segments", "word_times", "word_speakers", "written")
 #: The ``word_times`` (and ``word_speakers``) field of a word without times (speaker).
 UNTIMED = "-"
 
@@ -79,7 +83,8 @@ def _speaker_field(spk: str | None) -> str:
 
 def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
     """Write ``text``, ``labels``, ``utt2spk``, ``spk2utt``; ``word_times`` when any word
-    is timed and ``word_speakers`` when any word has a speaker (UNTIMED ``-`` for the others)."""
+    is timed, ``word_speakers`` when any word has a speaker (UNTIMED ``-`` for the others)
+    and ``written`` when any word's spelling (``Word.written``) is not its ``text``."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     text: dict[str, list[str]] = {}
@@ -87,7 +92,8 @@ def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
     utt2spk: dict[str, str] = {}
     times: dict[str, list[str]] = {}
     speakers: dict[str, list[str]] = {}
-    any_timed = any_speaker = False
+    written: dict[str, list[str]] = {}
+    any_timed = any_speaker = any_written = False
     for u in utts:
         if u.id in text:
             raise PunctError(f"duplicate utterance id {u.id!r}", path)
@@ -101,6 +107,8 @@ def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
         any_timed = any_timed or any(t != UNTIMED for t in times[u.id])
         speakers[u.id] = [_speaker_field(w.speaker) for w in u.words]
         any_speaker = any_speaker or any(f != UNTIMED for f in speakers[u.id])
+        written[u.id] = [w.written if w.written and w.written.lower() == w.text else w.text for w in u.words]
+        any_written = any_written or written[u.id] != text[u.id]
     if not text:
         raise PunctError("no utterances to write", path)
     write_table(path / "text", text)
@@ -111,6 +119,8 @@ def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
         write_table(path / "word_times", times)
     if any_speaker:
         write_table(path / "word_speakers", speakers)
+    if any_written:
+        write_table(path / "written", written)
 
 
 def load_utterances(path: str | Path, require_labels: bool = True) -> list[Utterance]:
@@ -121,14 +131,14 @@ def load_utterances(path: str | Path, require_labels: bool = True) -> list[Utter
 
 def _read_utt_tables(path: Path, require_labels: bool) -> dict[str, list[tuple[str, list[str], int]]]:
     """The per-utterance tables of a data directory that ``load_utterances`` reads (text,
-    labels, word_times, word_speakers, utt2spk), each as read_table's rows; absent files are
+    labels, word_times, word_speakers, written, utt2spk), each as read_table's rows; absent files are
     left out, except text, and labels when they are required."""
     if not path.is_dir():
         raise PunctError("data directory not found", path)
     tables = {"text": read_table(path / "text")}
     if not (path / "labels").is_file() and require_labels:
         raise PunctError("file not found", path / "labels")
-    for name in ("labels", "word_times", "word_speakers"):
+    for name in ("labels", "word_times", "word_speakers", "written"):
         if (path / name).is_file():
             tables[name] = read_table(path / name)
     if (path / "utt2spk").is_file():
@@ -142,6 +152,7 @@ def _utterances(path: Path, tables: dict[str, list[tuple[str, list[str], int]]])
     labels = {k: (v, n) for k, v, n in tables.get("labels", [])}
     times = {k: (v, n) for k, v, n in tables.get("word_times", [])}
     speakers = {k: (v, n) for k, v, n in tables.get("word_speakers", [])}
+    written = {k: (v, n) for k, v, n in tables.get("written", [])}
     spk = {k: v[0] for k, v, _ in tables.get("utt2spk", [])}
     utts = []
     for key, words, lineno in text:
@@ -171,6 +182,14 @@ def _utterances(path: Path, tables: dict[str, list[tuple[str, list[str], int]]])
                 raise PunctError(f"{len(sv)} speakers for {len(words)} words of {key!r}", path / "word_speakers", ln)
             for w, spk_ in zip(ws, sv):
                 w.speaker = None if spk_ == UNTIMED else spk_
+        if key in written:
+            wv, ln = written[key]
+            if len(wv) != len(words):
+                raise PunctError(f"{len(wv)} spellings for {len(words)} words of {key!r}", path / "written", ln)
+            for i, (w, sp) in enumerate(zip(ws, wv)):
+                if sp.lower() != w.text:
+                    raise PunctError(f"word {i + 1} of {key!r}: {sp!r} is not a spelling of {w.text!r}", path / "written", ln)
+                w.written = sp if sp != w.text else None
         utts.append(Utterance(id=key, words=ws, speaker=spk.get(key)))
     if not utts:
         raise PunctError("data directory has no utterances", path / "text")

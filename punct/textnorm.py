@@ -97,25 +97,29 @@ def strip_stage_notes(text: str) -> str:
 
 
 def _split_clitics(word: str) -> list[str]:
-    """``don't`` -> ``do n't``, ``we're`` -> ``we 're``; ``we've`` ``i'd`` stay whole."""
+    """``don't`` -> ``do n't``, ``We're`` -> ``We 're``; ``we've`` ``i'd`` stay whole
+    (matched in lower case, the spelling kept)."""
     if "'" not in word:
         return [word]
-    if word.endswith("n't") and len(word) > 3:
-        return [word[:-3], "n't"]
+    low = word.lower()
+    if len(low) != len(word):  # a letter whose lower case is longer: split the lower-case form
+        word = low
+    if low.endswith("n't") and len(word) > 3:
+        return [word[:-3], word[-3:]]
     for c in _CLITICS:
-        if word.endswith(c) and len(word) > len(c):
-            return _split_clitics(word[: -len(c)]) + [c]
+        if low.endswith(c) and len(word) > len(c):
+            return _split_clitics(word[: -len(c)]) + [word[-len(c):]]
     return [word]
 
 
 def _normalize_body(body: str) -> list[str]:
-    """Lower-case one word-like string and split its clitics; removes abbreviation dots."""
+    """Split one word-like string's clitics and remove its abbreviation dots (spelling kept)."""
     parts = re.split(r"([-/])", body)
     for i in range(0, len(parts), 2):
         p = parts[i]
         if "." in p and _ABBREV_RE.match(p) and p.lower() not in KEEP_DOT:
             parts[i] = p.replace(".", "")
-    word = "".join(parts).lower()
+    word = "".join(parts)
     if word in ("&",):
         return ["and"]
     return [w for w in _split_clitics(word) if w]
@@ -189,11 +193,12 @@ def _prepare(text: str) -> str:
     return text
 
 
-def tokenize_punctuated(text: str, mark_map: Mapping[str, str] | None = None) -> list[Word]:
+def tokenize_punctuated(text: str, mark_map: Mapping[str, str] | None = None, keep_case: bool = False) -> list[Word]:
     """Tokenize punctuated written text into words, each labelled with the mark after it.
 
     ``text`` should already be HTML-unescaped and free of stage notes (see
-    ``normalize_written``). Returns lower-cased Words (punct.words.Word).
+    ``normalize_written``). Returns Words (punct.words.Word) whose ``text`` is lower
+    case; with ``keep_case`` a word spelled otherwise keeps its spelling in ``written``.
     """
     items: list[tuple[bool, str]] = []
     for chunk in _prepare(text).split():
@@ -201,13 +206,14 @@ def tokenize_punctuated(text: str, mark_map: Mapping[str, str] | None = None) ->
     words: list[Word] = []
     for is_word, tok in items:
         if is_word:
-            words.append(Word(text=tok))
+            low = tok.lower()
+            words.append(Word(text=low, written=tok if keep_case and tok != low else None))
         elif words:
             lab = map_mark(tok, mark_map)
             words[-1].label = stronger(words[-1].label, lab)
     return words
 
 
-def normalize_written(text: str, mark_map: Mapping[str, str] | None = None) -> list[Word]:
+def normalize_written(text: str, mark_map: Mapping[str, str] | None = None, keep_case: bool = False) -> list[Word]:
     """Unescape HTML, drop stage notes, and tokenize (``tokenize_punctuated``)."""
-    return tokenize_punctuated(strip_stage_notes(unescape_html(text)), mark_map)
+    return tokenize_punctuated(strip_stage_notes(unescape_html(text)), mark_map, keep_case)

@@ -158,3 +158,24 @@ def test_validate_reads_each_table_once(tmp_path, monkeypatch):
     monkeypatch.setattr(datadir, "read_table", counting)
     assert validate_datadir(tmp_path) == 5
     assert sorted(reads) == sorted(["text", "labels", "word_times", "word_speakers", "utt2spk", "spk2utt"])
+
+
+def test_written_spelling_round_trips_only_when_it_differs(tmp_path):
+    u = Utterance("u1", [Word("i", label="COMMA", written="I"), Word("met", written="met"),
+                         Word("iphone", label="PERIOD", written="iPhone")])
+    write_datadir(tmp_path / "a", [u])
+    assert (tmp_path / "a" / "written").read_text() == "u1 I met iPhone\n"
+    got = load_utterances(tmp_path / "a")[0]
+    assert [w.written or w.text for w in got.words] == ["I", "met", "iPhone"] and [w.text for w in got.words] == ["i", "met", "iphone"]
+    write_datadir(tmp_path / "b", [Utterance("u1", [Word("met", label="PERIOD", written="met")])])
+    assert not (tmp_path / "b" / "written").exists()
+
+
+def test_written_must_spell_the_text_word(tmp_path):
+    write_datadir(tmp_path, [Utterance("u1", [Word("i", label="PERIOD", written="I")])])
+    (tmp_path / "written").write_text("u1 You\n")
+    with pytest.raises(PunctError, match=r"written:1: .*'You' is not a spelling of 'i'"):
+        load_utterances(tmp_path)
+    (tmp_path / "written").write_text("u1 I am\n")
+    with pytest.raises(PunctError, match=r"written:1: 2 spellings for 1 words"):
+        load_utterances(tmp_path)

@@ -16,7 +16,9 @@ with -1 = no loss / padding, ``lengths`` int32) and cached as ``.npz``. A
 featurizer with per-word features (punct.engine.inputs.FeatureInputs) adds
 ``feats`` float32 [N, L, F+1]: each word's raw feature row, cut by the same
 bounds as its id (padding rows 0), cached with them; the cache key then also
-names the feature files.
+names the feature files. With ``cases``, each word's case class (punct.labels.CASES,
+from the set's ``written`` file; IGNORE where the set has none) is cut in step as
+``cases`` int8 [N, L], the targets of a model's case head.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from punct.labels import LABELS, SENTENCE_END, label_id
+from punct.labels import CASE_TO_ID, LABELS, SENTENCE_END, case_of, label_id
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,7 @@ class Slices:
     labels: np.ndarray  # int8 [N, L], IGNORE on padding and on words left out of the loss
     lengths: np.ndarray  # int32 [N]
     feats: np.ndarray | None = None  # float32 [N, L, F] per-word features (FeatureInputs), 0 on padding
+    cases: np.ndarray | None = None  # int8 [N, L] case class ids (a case head's targets), IGNORE off the loss
 
     def __len__(self) -> int:
         return int(self.lengths.shape[0])
@@ -92,9 +95,10 @@ def make_slices(
     tail_in_loss: bool = True,
     long_sentences: str = "skip",
     feats: np.ndarray | None = None,
+    case_ids: Sequence[int] | np.ndarray | None = None,
 ) -> Slices:
     """Cut a word/label stream into training slices (see the module docstring);
-    ``feats`` [n_words, F], if given, is cut in step with the words."""
+    ``feats`` [n_words, F] and ``case_ids`` [n_words], if given, are cut in step with the words."""
     w = np.asarray(word_ids, dtype=np.int32)
     y = np.asarray(label_ids, dtype=np.int8)
     if feats is not None:
@@ -107,13 +111,17 @@ def make_slices(
     labels = np.full((len(bounds), L), IGNORE, dtype=np.int8)
     lengths = np.zeros(len(bounds), dtype=np.int32)
     f = None if feats is None else np.zeros((len(bounds), L, feats.shape[1]), dtype=np.float32)
+    c = None if case_ids is None else np.full((len(bounds), L), IGNORE, dtype=np.int8)
+    cy = None if case_ids is None else np.asarray(case_ids, dtype=np.int8)
     for r, (s, e, le) in enumerate(bounds):
         ids[r, : e - s] = w[s:e]
         labels[r, : le - s] = y[s:le]
         lengths[r] = e - s
         if f is not None:
             f[r, : e - s] = feats[s:e]
-    return Slices(ids, labels, lengths, f)
+        if c is not None:
+            c[r, : le - s] = cy[s:le]
+    return Slices(ids, labels, lengths, f, c)
 
 
 def stream_of(utts, vocab) -> tuple[np.ndarray, np.ndarray]:
@@ -126,6 +134,15 @@ def stream_of(utts, vocab) -> tuple[np.ndarray, np.ndarray]:
         words.extend(vocab.encode(u.texts))
         labs.extend(lab_index[lab] for lab in u.labels)
     return np.asarray(words, dtype=np.int32), np.asarray(labs, dtype=np.int8)
+
+
+def case_stream(utts, has_spelling: bool) -> np.ndarray:
+    """The case class id of every word of ``utts``, concatenated like ``stream_of``
+    (from ``Word.written``); all IGNORE when the set has no ``written`` file."""
+    n = sum(len(u.words) for u in utts)
+    if not has_spelling:
+        return np.full(n, IGNORE, dtype=np.int8)
+    return np.fromiter((CASE_TO_ID[case_of(w.written or w.text)] for u in utts for w in u.words), dtype=np.int8, count=n)
 
 
 def feature_stream(utts, vocab, data_dir: Path) -> np.ndarray | None:
@@ -168,9 +185,11 @@ def load_slices(
     tail_in_loss: bool = True,
     long_sentences: str = "skip",
     cache: str | Path | None = None,
+    cases: bool = False,
 ) -> Slices:
     """Slices of data directory ``data_dir``; reuse ``cache`` (an .npz path) when it
-    was made from the same files, vocabulary and slicing options. ``vocab`` is a
+    was made from the same files, vocabulary and slicing options; with ``cases``, the
+    words' case classes too (``Slices.cases``). ``vocab`` is a
     Vocabulary or a featurizer (punct.engine.inputs); give no cache for a featurizer
     whose ids are not ``closed`` (they index a lexicon filled while encoding)."""
     from punct.datadir import load_utterances
@@ -188,6 +207,8 @@ def load_slices(
     fstamp = _feature_stamp(data_dir, vocab)
     if fstamp is not None:  # only then: the caches of word-only models stay valid
         key["features"] = fstamp
+    if cases:
+        key["cases"] = _file_stamp(data_dir, ["written"] if (data_dir / "written").is_file() else [])
     if cache is not None:
         cache = Path(cache)
         key_path = cache.with_suffix(".json")
@@ -195,14 +216,18 @@ def load_slices(
             try:
                 if json.loads(key_path.read_text()) == key:
                     with np.load(cache, allow_pickle=False) as z:
-                        s = Slices(z["ids"], z["labels"], z["lengths"], z["feats"] if "feats" in z.files else None)
+                        s = Slices(z["ids"], z["labels"], z["lengths"], z["feats"] if "feats" in z.files else None,
+                                   z["cases"] if "cases" in z.files else None)
                     log.info("loaded %d slices of %s from cache %s", len(s), data_dir, cache)
                     return s
             except (OSError, ValueError, KeyError) as e:
                 log.warning("ignoring unreadable slice cache %s: %s", cache, e)
     utts = load_utterances(data_dir)
     w, y = stream_of(utts, vocab)
-    s = make_slices(w, y, length, tail_in_loss, long_sentences, feats=feature_stream(utts, vocab, data_dir))
+    c = case_stream(utts, (data_dir / "written").is_file()) if cases else None
+    s = make_slices(w, y, length, tail_in_loss, long_sentences, feats=feature_stream(utts, vocab, data_dir), case_ids=c)
+    if c is not None and (c < 0).all():
+        log.warning("%s has no 'written' file: no case targets", data_dir)
     # id 1 is <unk> (words) or the out-of-vocabulary vector (vectors); open lexicons have none
     n_unk = int((w == 1).sum()) if getattr(vocab, "closed", True) else 0
     log.info(
@@ -214,6 +239,8 @@ def load_slices(
             arrays = dict(ids=s.ids, labels=s.labels, lengths=s.lengths)
             if s.feats is not None:
                 arrays["feats"] = s.feats
+            if s.cases is not None:
+                arrays["cases"] = s.cases
             np.savez(f, **arrays)
         with atomic_write(cache.with_suffix(".json")) as f:
             json.dump(key, f)
@@ -242,7 +269,8 @@ def collate(slices: Slices, idx: np.ndarray):
 
 def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
     """Like ``collate`` for any featurizer ``inputs`` (punct.engine.inputs): the
-    model's keyword arguments (a dict with ``mask``), mask ``[b,T]``, targets ``[b,T]``."""
+    model's keyword arguments (a dict with ``mask``, and ``cases`` ``[b,T]`` when the
+    slices have case targets), mask ``[b,T]``, targets ``[b,T]``."""
     import torch
 
     T = int(slices.lengths[idx].max())
@@ -252,6 +280,10 @@ def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
         kw = inputs.tensors(slices.ids[idx, :T], slices.lengths[idx])
     y = slices.labels[idx, :T].astype(np.int64)
     y[y < 0] = -100
+    if slices.cases is not None:
+        c = slices.cases[idx, :T].astype(np.int64)
+        c[c < 0] = -100
+        kw["cases"] = torch.from_numpy(c)
     return kw, kw["mask"], torch.from_numpy(y)
 
 

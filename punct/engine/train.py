@@ -601,7 +601,8 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     if main:
         _write_run_files(exp_dir, resolved, command, start.resumed is not None)
 
-    slice_opts = dict(length=cfg.slice_length, tail_in_loss=cfg.tail_in_loss, long_sentences=cfg.long_sentences)
+    slice_opts = dict(length=cfg.slice_length, tail_in_loss=cfg.tail_in_loss, long_sentences=cfg.long_sentences,
+                      cases=bool(model_args.get("case_head", False)))
     # ids of an open lexicon (characters, word pieces) depend on the encoding order: no cache
     cache_dir = exp_dir / "cache" if inputs.closed and main else None
     train_sl = load_slices(train_dir, inputs, cache=cache_dir and cache_dir / "train.npz", **slice_opts)

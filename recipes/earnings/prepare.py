@@ -45,7 +45,7 @@ from punct.bin.common import ArgumentParser, add_common, require_inputs, run
 from punct.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, is_done, mark_done, write_json
-from punct.labels import O, stronger
+from punct.labels import MIXED, O, apply_case, case_of, stronger
 from punct.transfer import normalize_word
 from punct.words import Utterance, Word
 
@@ -70,9 +70,24 @@ KALDI = {
 CLITICS = frozenset({"'s", "'re", "'m", "'ll", "n't", "'ve", "'d"})
 
 
+def spelling(written: str, key: str) -> str | None:
+    """The true-case spelling of the normalized word ``key`` from the token as written
+    (``"Apple's,"`` -> ``Apple's``, ``"U.S."`` -> ``US``; ``MIXED`` keeps the token's
+    letters when they spell ``key``); None when that is ``key`` itself."""
+    case = case_of(written)
+    if case == MIXED:
+        core = normalize_word(written)
+        sp = "".join(c for c in written if c.isalnum() or c in "'&") if core == key else key
+        sp = sp if sp.lower() == key else key
+    else:
+        sp = apply_case(key, case)
+    return sp if sp != key else None
+
+
 def normalize_words(words: list[Word]) -> tuple[list[Word], int]:
-    """Words in the recipe's spelling; tokens that normalize to nothing are dropped
-    (their mark goes to the word before). Returns (words, number dropped)."""
+    """Words in the recipe's spelling (their true case in ``written``); tokens that
+    normalize to nothing are dropped (their mark goes to the word before). Returns
+    (words, number dropped)."""
     out: list[Word] = []
     dropped = 0
     for w in words:
@@ -82,7 +97,8 @@ def normalize_words(words: list[Word]) -> tuple[list[Word], int]:
             if out and w.label != O:
                 out[-1].label = stronger(out[-1].label, w.label)
             continue
-        out.append(Word(text=t, label=w.label, start=w.start, end=w.end, conf=w.conf, speaker=w.speaker))
+        out.append(Word(text=t, label=w.label, start=w.start, end=w.end, conf=w.conf, speaker=w.speaker,
+                        written=spelling(w.written or w.text, t)))
     return out, dropped
 
 
@@ -92,6 +108,8 @@ def join_clitics(words: list[Word]) -> list[Word]:
     for w in words:
         if out and w.text in CLITICS:
             prev = out[-1]
+            if prev.written or w.written:  # I + 'm -> I'm
+                prev.written = (prev.written or prev.text) + (w.written or w.text)
             prev.text += w.text
             prev.label = stronger(prev.label, w.label)
             if w.end is not None:
@@ -102,8 +120,8 @@ def join_clitics(words: list[Word]) -> list[Word]:
 
 
 def _text_only(words: list[Word]) -> list[Word]:
-    """The words with their labels only (no times, speakers or spelling)."""
-    return [Word(text=w.text, label=w.label) for w in words]
+    """The words with their labels and spelling only (no times or speakers)."""
+    return [Word(text=w.text, label=w.label, written=w.written) for w in words]
 
 
 def read_calls(files: list[Path], fmt: str, keep_times: bool) -> tuple[list[Utterance], dict]:
@@ -199,7 +217,8 @@ def _main(args: argparse.Namespace) -> int:
     # TED text in the same spelling, and TED + Earnings-22
     if args.ted_dir:
         ted_dir = Path(args.ted_dir)
-        require_inputs([ted_dir / "text"], "TED data directory")
+        require_inputs([ted_dir], "TED data directory")
+        require_inputs([ted_dir / "text"], "TED text file")
         if not is_done(out / "ted") or force:
             ted = []
             for u in load_utterances(ted_dir):

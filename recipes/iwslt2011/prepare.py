@@ -124,8 +124,9 @@ def parse_mark_map(spec: str) -> dict[str, str]:
     return table
 
 
-def _tokenize_talk(path: str, mark_map: dict[str, str] | None = None) -> tuple[str, list[tuple[str, str]] | None, str | None]:
-    """Worker: (path, [(word, label)...] or None, error message or None)."""
+def _tokenize_talk(path: str, mark_map: dict[str, str] | None = None
+                   ) -> tuple[str, list[tuple[str, str, str | None]] | None, str | None]:
+    """Worker: (path, [(word, label, spelling or None)...] or None, error message or None)."""
     p = Path(path)
     try:
         text = talk_text(p)
@@ -133,7 +134,7 @@ def _tokenize_talk(path: str, mark_map: dict[str, str] | None = None) -> tuple[s
         return path, None, f"not valid UTF-8 at byte {e.start}"
     if not text.strip():
         return path, [], None
-    return path, [(w.text, w.label) for w in normalize_written(text, mark_map)], None
+    return path, [(w.text, w.label, w.written) for w in normalize_written(text, mark_map, keep_case=True)], None
 
 
 def iter_talks(files: list[Path], nj: int, mark_map: dict[str, str] | None = None) -> Iterator[tuple[Path, list[Word]]]:
@@ -152,7 +153,7 @@ def iter_talks(files: list[Path], nj: int, mark_map: dict[str, str] | None = Non
         for path, pairs, err in results:
             if err is not None:
                 raise PunctError(err, path)
-            yield Path(path), [Word(text=w, label=lab) for w, lab in pairs]
+            yield Path(path), [Word(text=w, label=lab, written=sp) for w, lab, sp in pairs]
     finally:
         if pool is not None:
             pool.terminate()

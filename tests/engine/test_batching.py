@@ -49,3 +49,23 @@ def test_collate_masks_and_ignores():
     ids, mask, y = collate(s, np.array([2, 1]))
     assert ids.shape == (2, 5) and mask.tolist()[0] == [True, True, True, False, False]
     assert y.tolist()[0] == [O, O, P, -100, -100] and y.tolist()[1][4] == -100
+
+
+def test_case_targets_are_cut_with_the_words(tmp_path):
+    from punct.datadir import write_datadir
+    from punct.engine.batching import load_slices
+    from punct.labels import CASE_TO_ID
+    from punct.engine.vocab import Vocabulary
+    from punct.words import Utterance, Word
+
+    words = [Word("so", written="So"), Word("i", written="I"), Word("met", written="met"),
+             Word("ibm", label="PERIOD", written="IBM")]
+    write_datadir(tmp_path / "d", [Utterance("u1", words)])
+    vocab = Vocabulary.build([["so", "i", "met", "ibm"]], min_count=1)
+    s = load_slices(tmp_path / "d", vocab, length=10, cases=True, cache=tmp_path / "c.npz")
+    assert s.cases[0, :4].tolist() == [CASE_TO_ID[c] for c in ("CAP", "CAP", "LOWER", "UPPER")]
+    again = load_slices(tmp_path / "d", vocab, length=10, cases=True, cache=tmp_path / "c.npz")
+    assert np.array_equal(again.cases, s.cases)
+    assert load_slices(tmp_path / "d", vocab, length=10).cases is None
+    (tmp_path / "d" / "written").unlink()  # no spelling: no case targets, and the cache is not reused
+    assert (load_slices(tmp_path / "d", vocab, length=10, cases=True, cache=tmp_path / "c.npz").cases < 0).all()
