@@ -25,6 +25,8 @@ experiments=(
   # exported from exp/earnings/ta_brnn_p: models/README.md)
   "default|conf/default.yaml|ted_e22|"
   "tlstm_ted_e22|conf/tlstm.yaml|ted_e22|"  # stage one of TA-LSTM(-p)
+  # the accurate tier: MPNet with a case head, the teacher of the default (many CPU-hours)
+  "mpnet|conf/mpnet.yaml|ted_e22|"
 )
 # stage 7: name|config|stage-one experiment (empty: a single-stage model)|config overrides,
 # trained on e22_train (pause-annotated speech), validated on e22_dev

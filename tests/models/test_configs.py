@@ -141,8 +141,10 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
     # the acoustic and fusion models need word times (recipes/earnings, stage 7)
     acoustic = {"tlstm_p.yaml", "ta_brnn.yaml", "ta_brnn_p.yaml", "ta_lstm.yaml", "ta_lstm_p.yaml", "che_pause.yaml",
                 "che_ppe.yaml"}
-    # conf/default.yaml is the shipped default model, trained by recipes/earnings
-    assert {Path(s[1]).name for s in specs} == {p.name for p in CONFS} - {"transformer_top2.yaml", "default.yaml"} - acoustic
+    # conf/default.yaml is the shipped default model and conf/mpnet.yaml the accurate tier, trained by
+    # recipes/earnings
+    assert {Path(s[1]).name for s in specs} == ({p.name for p in CONFS} - {"transformer_top2.yaml", "default.yaml",
+                                                                          "mpnet.yaml"} - acoustic)
 
 
 def _iwslt2011_text_experiments(repo_root, exp_root):
