@@ -64,14 +64,16 @@ Stages:
   7  train acoustic/joint models (corpora with pause or prosody data)
   8  decode                      every test set with every model -> exp/.../decode_<set>/
   9  score                       decode_<set>/scoring/{report.txt,report.json,confusion.txt,errors.txt}
-  10 results                     exp/ -> RESULTS.md, and the score table on the terminal"
+  10 results                     exp/ -> RESULTS.md, and the score table on the terminal
+  11 showcase                    the shipped default on real ASR output beside the engines (corpora
+                                 with a showcase: quick)"
 
 . local/log.sh
 . local/parse_options.sh
 # option values first, then what they name on disk
 [[ "$nj" =~ ^[1-9][0-9]*$ ]] || die "--nj must be a positive integer, got '$nj'"
 [[ "$stage" =~ ^[0-9]+$ && "$stop_stage" =~ ^[0-9]+$ ]] || die "--stage/--stop-stage must be integers"
-last_stage=10
+last_stage=11
 [ "$stage" -le "$last_stage" ] || die "--stage $stage: the stages are 1-$last_stage (see ./run.sh --help)"
 [ "$stage" -le "$stop_stage" ] || die "--stage $stage is after --stop-stage $stop_stage: no stage to run"
 [[ "$train_nproc" =~ ^[1-9][0-9]*$ ]] || die "--train-nproc must be a positive integer, got '$train_nproc'"
@@ -317,6 +319,13 @@ fi
 if run_stage 10; then
   log "stage 10: results: $exp_root/ -> $results"
   python -m punct.bin.results --exp "$exp_root" --data "$data_root" --out "$results" --print "$exp"
+fi
+if run_stage 11; then
+  if declare -F corpus_showcase >/dev/null; then
+    corpus_showcase "$data" "$exp"
+  else
+    log "stage 11: showcase: corpus $corpus has none; nothing to do"
+  fi
 fi
 log "done: $corpus, stages $stage-$(( stop_stage < last_stage ? stop_stage : last_stage ))"
 exit

@@ -1,4 +1,4 @@
-"""The whole default recipe, stages 1-10, on a tiny corpus built here (CPU, about a minute).
+"""The whole default recipe, stages 1-11, on a tiny corpus built here (CPU, about a minute).
 
 The tiny corpus has the layout of ../shared/data: IWSLT2011 benchmark files, a few
 TED talk files and two LJ Speech clips synthesized with espeak-ng. The recipe
@@ -81,9 +81,10 @@ def make_corpus(root: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed (local/setup_env.sh installs it)")
-def test_quick_recipe_end_to_end(tmp_path):
+def test_quick_recipe_end_to_end(tmp_path, tiny_earnings21):
     corpus = tmp_path / "corpus"
     make_corpus(corpus)
+    tiny_earnings21(corpus)
     env = dict(os.environ, quick_train_words="3000", quick_dev_words="500", quick_epochs="2", quick_lj_clips="2",
                OMP_NUM_THREADS="1")
     args = ["bash", "run.sh", "--corpus-dir", str(corpus), "--data-root", str(tmp_path / "data"),
@@ -112,8 +113,13 @@ def test_quick_recipe_end_to_end(tmp_path):
     assert (data / "lj" / "word_times").is_file()
     assert (data / "lj_hyp" / "labels").is_file()
     assert (data / "lj" / "pause.scp").is_file()
-    # the score table is printed at the end
+    # the score table is printed, then the showcase: the shipped default beside the engines
     assert "overall" in r.stdout
+    table = (exp / "showcase" / "table.txt").read_text()
+    assert table in r.stdout
+    rows = [line.split() for line in table.splitlines()[1:]]
+    assert [r_[0] for r_ in rows] == ["punct"] * 3 + ["amazon", "google", "microsoft", "speechmatics"]
+    assert rows[0][-6] == "0.0"  # the tiny Kaldi CTM has the reference's words: WER 0
     # a rerun has nothing left to do
     r2 = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert r2.returncode == 0, r2.stderr[-3000:]

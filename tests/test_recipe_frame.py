@@ -29,7 +29,7 @@ def test_help_lists_stages(repo_root):
         (["--nj", "0"], "--nj must be a positive integer"),
         (["--train-nproc", "two"], "--train-nproc must be a positive integer"),
         (["--stage", "x"], "--stage/--stop-stage must be integers"),
-        (["--stage", "11"], "--stage 11: the stages are 1-10"),
+        (["--stage", "12"], "--stage 12: the stages are 1-11"),
         (["--stage", "5", "--stop-stage", "3"], "--stage 5 is after --stop-stage 3: no stage to run"),
         (["extra"], "unexpected argument 'extra'"),
         (["--corpus", "iwslt2011", "--models", "tbrnn_2m nosuch", "--corpus-dir", "."], "has no experiment 'nosuch' (it has: tbrnn_2m tbrnn_all"),

@@ -180,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ted-dir", default=None, help="a TED data directory from recipes/iwslt2011/prepare.py (omit: no ted sets)")
     p.add_argument("--dev-every", type=int, default=8, help="every K-th Earnings-22 call goes to e22_dev (default 8: 16 calls)")
     p.add_argument("--max-calls", type=int, default=0, help="use only the first N calls of each corpus (0: all; quick tests)")
+    p.add_argument("--e21-only", action="store_true", help="only the Earnings-21 sets (e.g. the quick recipe's showcase)")
     p.add_argument("--force", default="false", choices=["true", "false"], help="rebuild sets that are done")
     add_common(p)
     return p
@@ -191,7 +192,7 @@ def _main(args: argparse.Namespace) -> int:
     force = args.force == "true"
     e22 = corpus / "earnings22" / "transcripts" / "force_aligned_nlp_references"
     e21 = corpus / "earnings21"
-    require_inputs([e22, e21 / "transcripts" / "nlp_references"], "corpus folder")
+    require_inputs([e21 / "transcripts" / "nlp_references"] + ([] if args.e21_only else [e22]), "corpus folder")
     if args.dev_every < 2:
         raise PunctError(f"--dev-every must be at least 2, got {args.dev_every}")
     out.mkdir(parents=True, exist_ok=True)
@@ -199,7 +200,14 @@ def _main(args: argparse.Namespace) -> int:
     def limit(files: list[Path]) -> list[Path]:
         return files[: args.max_calls] if args.max_calls else files
 
-    # Earnings-22: training and tuning calls
+    if not args.e21_only:
+        _prepare_e22(args, e22, out, force, limit)
+    _prepare_e21(e21, out, force, limit)
+    return 0
+
+
+def _prepare_e22(args: argparse.Namespace, e22: Path, out: Path, force: bool, limit) -> None:
+    """Earnings-22 training and tuning calls, and the TED text in the same spelling."""
     files22 = limit(sorted(e22.glob("*.nlp")))
     if not files22:
         raise PunctError("no *.nlp files", e22)
@@ -231,8 +239,12 @@ def _main(args: argparse.Namespace) -> int:
                                                    for u in load_utterances(out / "e22_train")]
             build_set(out, "ted_e22", both, {"source": f"{out / 'ted'} + {out / 'e22_train'}"}, force)
 
-    # Earnings-21: references, Kaldi CTMs, engines' own output
+
+def _prepare_e21(e21: Path, out: Path, force: bool, limit) -> None:
+    """Earnings-21: references, Kaldi CTMs, engines' own output."""
     ref_files = limit(sorted((e21 / "transcripts" / "nlp_references").glob("*.nlp")))
+    if not ref_files:
+        raise PunctError("no *.nlp files", e21 / "transcripts" / "nlp_references")
     calls = [f.stem for f in ref_files]
     if not is_done(out / "e21_ref") or force:
         ref, st = read_calls(ref_files, "nlp", keep_times=False)
@@ -254,7 +266,6 @@ def _main(args: argparse.Namespace) -> int:
         if not is_done(out / f"e21_{name}") or force:
             hyp, st = read_calls(files, "nlp", keep_times=False)
             build_set(out, f"e21_{name}", hyp, dict(st, source=str(folder), calls=len(files)), force)
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,3 +37,10 @@ corpus_align() { audio_align "$1" "$2" lj; }
 corpus_asr_decode() { audio_decode "$1" "$2" lj; }
 corpus_features() { audio_features "$1" "$2" lj; }
 corpus_transfer() { audio_transfer "$1" lj; }
+# stage 11: what a user gets: the shipped default punctuating a few Earnings-21 calls as two
+# Kaldi recognizers wrote them and the TED test set, scored beside the engines' own marks
+corpus_showcase() {
+  log "stage 11: showcase: models/default.pt on Earnings-21 Kaldi CTMs and test2011 -> $2/showcase/table.txt"
+  python recipes/quick/showcase.py --corpus-dir "$corpus_dir" --data "$1" --out "$2/showcase" \
+    --calls "${quick_showcase_calls:-3}"
+}

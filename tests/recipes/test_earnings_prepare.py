@@ -27,7 +27,7 @@ def e22_call(rows) -> str:
 
 
 @pytest.fixture
-def corpus(tmp_path) -> Path:
+def corpus(tmp_path, tiny_earnings21) -> Path:
     d = tmp_path / "corpus"
     e22 = d / "earnings22" / "transcripts" / "force_aligned_nlp_references"
     e22.mkdir(parents=True)
@@ -36,17 +36,7 @@ def corpus(tmp_path) -> Path:
             ("Questions", "0", 4.0, 4.5, "?")]
     for i in range(3):
         (e22 / f"call{i}.aligned.nlp").write_text(e22_call(call))
-    e21 = d / "earnings21"
-    (e21 / "transcripts" / "nlp_references").mkdir(parents=True)
-    (e21 / "transcripts" / "nlp_references" / "111.nlp").write_text(
-        "token|speaker|ts|endTs|punctuation|case|tags|wer_tags\nGood|0||||UC|[]|[]\nmorning|0|||.|LC|[]|[]\n")
-    for sub in ("kaldi_org/librispeech/ctm", "rev/kaldi/ctm"):
-        (e21 / "output" / sub).mkdir(parents=True)
-        (e21 / "output" / sub / "111.ctm").write_text("111 A 0.10 0.30 good 1.00\n111 A 0.90 0.40 morning 1.00\n")
-    for eng in ("amazon", "google", "microsoft", "speechmatics"):
-        (e21 / "output" / eng).mkdir(parents=True)
-        (e21 / "output" / eng / "111.nlp").write_text(
-            "token|speaker|ts|endTs|punctuation|case|tags\nGood|1|0.1|0.4||UC|\nmorning|1|0.9|1.3|.|LC|\n")
+    tiny_earnings21(d)
     return d
 
 
