@@ -1,4 +1,5 @@
-"""Shared fixtures: the repository root, the corpus directory, tiny data directories."""
+"""Shared fixtures: the repository root, the corpus directory, tiny data directories, a tiny
+random MPNet standing in for all-mpnet-base-v2."""
 from __future__ import annotations
 
 import os
@@ -58,3 +59,41 @@ def write_tiny_earnings21(d: Path) -> None:
 def tiny_earnings21():
     """``write_tiny_earnings21`` (a function of the corpus folder)."""
     return write_tiny_earnings21
+
+
+#: the word pieces of the tiny MPNet: a few English words, and the synthetic corpus's w0 ... w29
+TINY_MPNET_VOCAB = (["<s>", "<pad>", "</s>", "[UNK]", "the", "cat", "sat", "on", "mat", "##s", "paris", "i", "what"]
+                    + [f"w{i}" for i in range(30)])
+
+
+def tiny_mpnet_dir(d: Path) -> Path:
+    """config.json, vocab.txt and tokenizer.json of a 2-layer, 32-wide MPNet (no weights)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import MPNetConfig
+
+    d.mkdir(parents=True, exist_ok=True)
+    MPNetConfig(vocab_size=len(TINY_MPNET_VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                intermediate_size=64, max_position_embeddings=160, pad_token_id=1).to_json_file(str(d / "config.json"))
+    (d / "vocab.txt").write_text("\n".join(TINY_MPNET_VOCAB) + "\n")
+    tok = Tokenizer(models.WordPiece({w: i for i, w in enumerate(TINY_MPNET_VOCAB)}, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.save(str(d / "tokenizer.json"))
+    return d
+
+
+#: the environment variable that points punct.models.encoders at a folder for all-mpnet-base-v2
+TINY_MPNET_ENV = "PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2"
+
+
+@pytest.fixture(scope="session")
+def tiny_mpnet_folder(tmp_path_factory) -> Path:
+    """The tiny MPNet's folder, made once per session (use ``tiny_mpnet`` to load it)."""
+    return tiny_mpnet_dir(tmp_path_factory.mktemp("tiny_mpnet"))
+
+
+@pytest.fixture
+def tiny_mpnet(tiny_mpnet_folder, monkeypatch) -> Path:
+    """The tiny MPNet's folder, installed as all-mpnet-base-v2 for this test (its vocabulary:
+    TINY_MPNET_VOCAB, written to its vocab.txt)."""
+    monkeypatch.setenv(TINY_MPNET_ENV, str(tiny_mpnet_folder))
+    return tiny_mpnet_folder

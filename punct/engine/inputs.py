@@ -386,18 +386,17 @@ class PieceInputs(Inputs):
         return f"{self.encoder} WordPiece tokenizer ({self.input_size} pieces)"
 
 
-class FeatureInputs(WordInputs):
-    """Word ids of a closed vocabulary plus per-word feature vectors (pause, prosody) of
-    the data directory: the acoustic and fusion models (punct.models.acoustic, twostage)."""
+class _FeaturePart:
+    """The per-word feature part of a featurizer (FeatureInputs, PieceFeatureInputs): the
+    feature sets and kept columns, their normalization, and the ``feats``/``feat_missing``
+    tensors; the word part (ids, pieces) is the other base class's."""
 
-    kind = "words+feats"
-    closed = True
     #: standard deviations below this are taken as this (a constant column stays finite)
     SD_FLOOR = 1e-2
 
-    def __init__(self, vocab: Vocabulary, sets: Sequence[str] = (), columns: Sequence[str] = (),
-                 mean: Sequence[float] | None = None, std: Sequence[float] | None = None, normalize: bool = True):
-        super().__init__(vocab)
+    def _init_features(self, sets: Sequence[str] = (), columns: Sequence[str] = (),
+                       mean: Sequence[float] | None = None, std: Sequence[float] | None = None,
+                       normalize: bool = True) -> None:
         self.feature_sets = tuple(sets)
         self.columns = list(columns)
         if self.columns and not self.feature_sets:
@@ -411,18 +410,16 @@ class FeatureInputs(WordInputs):
         self._mean_t = torch.from_numpy(self.mean)
         self._std_t = torch.from_numpy(np.maximum(self.std, self.SD_FLOOR))
 
-    @classmethod
-    def build(cls, texts, cfg, model_args: dict[str, Any], data_dir=None, vocab: Vocabulary | None = None) -> "FeatureInputs":
-        """From the training texts (the vocabulary, unless ``vocab`` is given: a stage-one
-        model's) and the training data directory ``data_dir`` (columns, normalization)."""
+    @staticmethod
+    def feature_setup(cfg, data_dir) -> tuple[list[str], list[str]]:
+        """(feature sets, kept columns) of the training config ``cfg`` over the training data
+        directory ``data_dir`` ([], [] when the config names no sets)."""
         from punct.errors import PunctError
         from punct.prosody.features import feature_files, feature_names
 
-        if vocab is None:
-            vocab = Vocabulary.build(texts, cfg.min_count, cfg.max_vocab)
         sets = list(cfg.features)
         if not sets:
-            return cls(vocab)
+            return [], []
         if data_dir is None:
             raise ValueError("the training data directory is needed to read its feature sets")
         if all(feature_files(data_dir, n)[1].is_file() for n in sets):
@@ -438,30 +435,32 @@ class FeatureInputs(WordInputs):
         unknown = [c for c in columns if c not in names]
         if unknown:
             raise PunctError(f"feature column {unknown[0]!r} is not in feature sets {sets} (columns: {' '.join(names)})")
-        f = cls(vocab, sets, columns, normalize=cfg.normalize_features)
-        if cfg.normalize_features:
-            raw = np.concatenate(list(f.load_features(data_dir).values()) or [np.zeros((0, len(columns) + 1), np.float32)])
-            keep = raw[:, -1] < 0.5
-            vals = raw[keep, :-1].astype(np.float64)
-            if len(vals):
-                f = cls(vocab, sets, columns, vals.mean(0).tolist(), vals.std(0).tolist(), normalize=True)
-            log.info("feature normalization over %d of %d training words (the others lack acoustic evidence)",
-                     int(keep.sum()), len(raw))
-        return f
+        return sets, columns
 
-    @classmethod
-    def from_state(cls, state: dict[str, Any], ck: dict[str, Any]) -> "FeatureInputs":
-        return cls(Vocabulary.from_list(ck["vocab"]), state.get("features", ()), state.get("columns", ()),
-                   state.get("mean"), state.get("std"), bool(state.get("normalize", True)))
+    def training_statistics(self, data_dir) -> tuple[list[float], list[float]] | None:
+        """(mean, standard deviation) of the kept columns over the words of ``data_dir`` that
+        have acoustic evidence (None when none has)."""
+        raw = np.concatenate(list(self.load_features(data_dir).values())
+                             or [np.zeros((0, len(self.columns) + 1), np.float32)])
+        keep = raw[:, -1] < 0.5
+        vals = raw[keep, :-1].astype(np.float64)
+        log.info("feature normalization over %d of %d training words (the others lack acoustic evidence)",
+                 int(keep.sum()), len(raw))
+        return (vals.mean(0).tolist(), vals.std(0).tolist()) if len(vals) else None
 
-    def state(self) -> dict[str, Any]:
-        return {"kind": self.kind, "features": list(self.feature_sets), "columns": list(self.columns),
+    def feature_state(self) -> dict[str, Any]:
+        return {"features": list(self.feature_sets), "columns": list(self.columns),
                 "mean": [float(x) for x in self.mean], "std": [float(x) for x in self.std], "normalize": self.normalize}
 
-    def digest(self) -> str:
-        """The vocabulary and the kept columns (the cached slices hold raw values, so not the statistics)."""
-        extra = "\n".join(["#sets"] + list(self.feature_sets) + ["#columns"] + self.columns)
-        return hashlib.sha1((self.vocab.digest() + extra).encode("utf-8")).hexdigest()[:16]
+    @staticmethod
+    def feature_args(state: dict[str, Any]) -> tuple:
+        """The ``_init_features`` arguments of a ``feature_state``."""
+        return (state.get("features", ()), state.get("columns", ()), state.get("mean"), state.get("std"),
+                bool(state.get("normalize", True)))
+
+    def feature_digest(self) -> str:
+        """The kept columns (the cached slices hold raw values, so not the statistics)."""
+        return "\n".join(["#sets"] + list(self.feature_sets) + ["#columns"] + self.columns)
 
     def model_args(self) -> dict[str, Any]:
         """What the model needs to know about its input: the names of the feature columns."""
@@ -516,10 +515,10 @@ class FeatureInputs(WordInputs):
             raise PunctError(f"the model reads feature sets {sets}; not found: {missing[0]} (stage 4 writes it)")
         return {k: self.select(m, names) for k, m in mats.items()}
 
-    def tensors(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None) -> dict[str, torch.Tensor]:
-        """``ids``, ``mask`` and, with feature columns, ``feats`` [B,T,F] (normalized, 0 where
-        missing) and ``feat_missing`` [B,T] from the raw ``feats`` [B,T,F+1] of ``select``."""
-        out = super().tensors(ids, lengths)
+    def add_feature_tensors(self, out: dict[str, torch.Tensor], ids: np.ndarray,
+                            feats: np.ndarray | None) -> dict[str, torch.Tensor]:
+        """``out`` (the word part's tensors) plus, with feature columns, ``feats`` [B,T,F]
+        (normalized, 0 where missing) and ``feat_missing`` [B,T] from the raw ``feats`` [B,T,F+1]."""
         if not self.columns:
             return out
         if feats is None:
@@ -535,11 +534,99 @@ class FeatureInputs(WordInputs):
         out["feat_missing"] = missing
         return out
 
-    def describe(self) -> str:
+    def describe_features(self) -> str:
         if not self.columns:
-            return f"vocabulary of {len(self.vocab)} words, no features"
-        return (f"vocabulary of {len(self.vocab)} words + features {'+'.join(self.feature_sets)}: "
-                f"{' '.join(self.columns)} (+ missing flag){'' if self.normalize else ', not normalized'}")
+            return "no features"
+        return (f"features {'+'.join(self.feature_sets)}: {' '.join(self.columns)} (+ missing flag)"
+                f"{'' if self.normalize else ', not normalized'}")
+
+
+class FeatureInputs(_FeaturePart, WordInputs):
+    """Word ids of a closed vocabulary plus per-word feature vectors (pause, prosody) of
+    the data directory: the acoustic and fusion models (punct.models.acoustic, twostage)."""
+
+    kind = "words+feats"
+    closed = True
+
+    def __init__(self, vocab: Vocabulary, sets: Sequence[str] = (), columns: Sequence[str] = (),
+                 mean: Sequence[float] | None = None, std: Sequence[float] | None = None, normalize: bool = True):
+        WordInputs.__init__(self, vocab)
+        self._init_features(sets, columns, mean, std, normalize)
+
+    @classmethod
+    def build(cls, texts, cfg, model_args: dict[str, Any], data_dir=None, vocab: Vocabulary | None = None) -> "FeatureInputs":
+        """From the training texts (the vocabulary, unless ``vocab`` is given: a stage-one
+        model's) and the training data directory ``data_dir`` (columns, normalization)."""
+        if vocab is None:
+            vocab = Vocabulary.build(texts, cfg.min_count, cfg.max_vocab)
+        sets, columns = cls.feature_setup(cfg, data_dir)
+        if not sets:
+            return cls(vocab)
+        f = cls(vocab, sets, columns, normalize=cfg.normalize_features)
+        stats = f.training_statistics(data_dir) if cfg.normalize_features else None
+        return cls(vocab, sets, columns, *stats, normalize=True) if stats else f
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], ck: dict[str, Any]) -> "FeatureInputs":
+        return cls(Vocabulary.from_list(ck["vocab"]), *cls.feature_args(state))
+
+    def state(self) -> dict[str, Any]:
+        return dict(kind=self.kind, **self.feature_state())
+
+    def digest(self) -> str:
+        """The vocabulary and the kept columns (the cached slices hold raw values, so not the statistics)."""
+        return hashlib.sha1((self.vocab.digest() + self.feature_digest()).encode("utf-8")).hexdigest()[:16]
+
+    def tensors(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None) -> dict[str, torch.Tensor]:
+        """``ids``, ``mask`` and, with feature columns, ``feats`` [B,T,F] (normalized, 0 where
+        missing) and ``feat_missing`` [B,T] from the raw ``feats`` [B,T,F+1] of ``select``."""
+        return self.add_feature_tensors(WordInputs.tensors(self, ids, lengths), ids, feats)
+
+    def describe(self) -> str:
+        return f"vocabulary of {len(self.vocab)} words, {self.describe_features()}"
+
+
+class PieceFeatureInputs(_FeaturePart, PieceInputs):
+    """The word pieces of a packaged transformer's tokenizer (PieceInputs) plus per-word
+    feature vectors (FeatureInputs' part): a second stage with pauses over a transformer
+    tagger (punct.models.twostage.TATransformer). Ids index an open lexicon, so its
+    slices are not cached; the features are sliced and windowed with them all the same."""
+
+    kind = "wordpieces+feats"
+    closed = False
+
+    def __init__(self, encoder: str, digest: str | None = None, sets: Sequence[str] = (), columns: Sequence[str] = (),
+                 mean: Sequence[float] | None = None, std: Sequence[float] | None = None, normalize: bool = True):
+        PieceInputs.__init__(self, encoder, digest)
+        self._init_features(sets, columns, mean, std, normalize)
+
+    @classmethod
+    def build(cls, texts, cfg, model_args: dict[str, Any], data_dir=None, vocab: Any = None) -> "PieceFeatureInputs":
+        """From the stage-one featurizer's state ``vocab`` (a PieceInputs ``state()``: its
+        encoder and tokenizer digest), else the model's ``encoder``, and the training data
+        directory ``data_dir`` (columns, normalization)."""
+        encoder, digest = (vocab["encoder"], vocab.get("digest")) if vocab else (model_args["encoder"], None)
+        sets, columns = cls.feature_setup(cfg, data_dir)
+        f = cls(encoder, digest, sets, columns, normalize=cfg.normalize_features)
+        stats = f.training_statistics(data_dir) if sets and cfg.normalize_features else None
+        return cls(encoder, digest, sets, columns, *stats, normalize=True) if stats else f
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], ck: dict[str, Any]) -> "PieceFeatureInputs":
+        return cls(state["encoder"], state.get("digest"), *cls.feature_args(state))
+
+    def state(self) -> dict[str, Any]:
+        return dict(PieceInputs.state(self), kind=self.kind, **self.feature_state())
+
+    def digest(self) -> str:
+        return hashlib.sha1((self._digest + self.feature_digest()).encode("utf-8")).hexdigest()[:16]
+
+    def tensors(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None) -> dict[str, torch.Tensor]:
+        """PieceInputs' tensors plus ``feats`` and ``feat_missing`` (as FeatureInputs)."""
+        return self.add_feature_tensors(PieceInputs.tensors(self, ids, lengths), ids, feats)
+
+    def describe(self) -> str:
+        return f"{PieceInputs.describe(self)}, {self.describe_features()}"
 
 
 INPUT_KINDS: dict[str, type] = {
@@ -548,6 +635,7 @@ INPUT_KINDS: dict[str, type] = {
     "chars": CharInputs,
     "wordpieces": PieceInputs,
     "words+feats": FeatureInputs,
+    "wordpieces+feats": PieceFeatureInputs,
 }
 
 
@@ -560,20 +648,21 @@ def input_kind(model_cls: type) -> str:
 def build_inputs(model_cls: type, texts: Iterable[Sequence[str]], cfg, model_args: dict[str, Any], data_dir=None,
                  vocab: Vocabulary | None = None):
     """The featurizer of ``model_cls``, built from the training texts (lists of words);
-    ``words+feats`` also reads the training data directory ``data_dir`` and takes a
-    given vocabulary ``vocab`` (a stage-one model's) instead of building one."""
+    ``words+feats`` and ``wordpieces+feats`` also read the training data directory
+    ``data_dir`` and take what a stage-one model read as ``vocab`` (``words+feats``: its
+    Vocabulary; ``wordpieces+feats``: its PieceInputs ``state()``) instead of building it."""
     from punct.errors import PunctError
 
     kind = input_kind(model_cls)
     if kind not in INPUT_KINDS:
         raise ValueError(f"model {model_cls.__name__} has unknown input_kind {kind!r}")
-    if kind != FeatureInputs.kind:
+    if not issubclass(INPUT_KINDS[kind], _FeaturePart):
         if getattr(cfg, "features", None):
             raise PunctError(f"model {cfg.model} reads {kind}, not per-word features: remove 'features' from its config")
         return INPUT_KINDS[kind].build(texts, cfg, model_args)
     if getattr(model_cls, "raw_features", False) and cfg.normalize_features:
         raise PunctError(f"model {cfg.model} reads feature values in their own units: set normalize_features: false")
-    return FeatureInputs.build(texts, cfg, model_args, data_dir=data_dir, vocab=vocab)
+    return INPUT_KINDS[kind].build(texts, cfg, model_args, data_dir=data_dir, vocab=vocab)
 
 
 def inputs_from_checkpoint(ck: dict[str, Any]):

@@ -1031,7 +1031,10 @@ def _complete_model_args(cfg: TrainConfig, inputs, extra: dict[str, Any]) -> dic
 
 
 def _load_stage1(model_cls: type, path: str) -> tuple[dict[str, Any], Any, dict[str, Any]]:
-    """(checkpoint, vocabulary, {"stage1": spec}) of the stage-one model ``path`` of a two-stage model."""
+    """(checkpoint, what it read, {"stage1": spec}) of the stage-one model ``path`` of a two-stage
+    model. What it read is its Vocabulary for a word-id model (``words+feats`` second stages)
+    and its featurizer's state (under ``inputs``: the encoder and tokenizer digest) for a
+    transformer tagger (``wordpieces+feats``)."""
     from punct.engine.vocab import Vocabulary
 
     ck1 = ckpt.load(path)
@@ -1039,10 +1042,15 @@ def _load_stage1(model_cls: type, path: str) -> tuple[dict[str, Any], Any, dict[
         raise PunctError(f"stage one is a {ck1['model']} model; {model_cls.__name__} builds on "
                          f"{' or '.join(model_cls.stage1_models)}", path)
     kind = (ck1.get("inputs") or {}).get("kind", "words")
-    if kind != "words" or not ck1.get("vocab"):
-        raise PunctError(f"stage one must read word ids (its inputs are {kind})", path)
+    wants = input_kind(model_cls)
     spec = {"model": ck1["model"], "model_args": dict(ck1["model_args"]), "source": str(path),
             "epoch": ck1.get("epoch"), "valid_ppl": ck1.get("valid_ppl")}
+    if wants == "wordpieces+feats":
+        if kind != "wordpieces":
+            raise PunctError(f"stage one must read word pieces (its inputs are {kind})", path)
+        return ck1, dict(ck1["inputs"]), {"stage1": spec}
+    if kind != "words" or not ck1.get("vocab"):
+        raise PunctError(f"stage one must read word ids (its inputs are {kind})", path)
     return ck1, Vocabulary.from_list(ck1["vocab"]), {"stage1": spec}
 
 

@@ -145,6 +145,24 @@ class TransformerTagger(nn.Module):
         out = self.encoder(input_ids=torch.stack(rows), attention_mask=torch.stack(attn)).last_hidden_state  # [K,W,H]
         return out[owner_win, owner_pos]  # [B,S,H]
 
+    @property
+    def hidden_dim(self) -> int:
+        """Size of ``hidden_states`` (what a second stage reads)."""
+        return self.encoder.config.hidden_size
+
+    def hidden_states(self, pieces: torch.Tensor, piece_mask: torch.Tensor, word_last: torch.Tensor,
+                      mask: torch.Tensor, return_case: bool = False):
+        """The state of each word's last piece ``[B,T,H]`` (the input of the output layer
+        ``out``, before its dropout): what a second stage reads (punct.models.twostage);
+        with ``return_case``, also the case logits ``[B,T,len(CASES)]`` of the case head."""
+        if return_case and self.case_out is None:
+            raise ValueError("this model has no case head")
+        h = self.piece_states(pieces, piece_mask)
+        last = gather_positions(h, word_last)
+        if not return_case:
+            return last
+        return last, self.case_out(self.drop(gather_positions(h, first_pieces(word_last, mask))))
+
     def forward(self, pieces: torch.Tensor, piece_mask: torch.Tensor, word_last: torch.Tensor,
                 mask: torch.Tensor, cases: torch.Tensor | None = None, return_case: bool = False):
         """Word pieces ``[B,S]`` and the index of each word's last piece ``[B,T]`` ->

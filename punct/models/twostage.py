@@ -70,7 +70,10 @@ class TwoStage(nn.Module):
             raise ValueError(f"{type(self).__name__} builds on {' or '.join(self.stage1_models)}, not {stage1['model']}")
         if cell not in ("gru", "lstm"):
             raise ValueError(f"cell must be gru or lstm, got {cell!r}")
-        self.stage1 = build_model(stage1["model"], stage1.get("model_args") or {}, vocab_size)
+        stage1_args = dict(stage1.get("model_args") or {})
+        if "pretrained" in stage1_args:  # its weights come from its checkpoint, not from a package
+            stage1_args["pretrained"] = False
+        self.stage1 = build_model(stage1["model"], stage1_args, vocab_size)
         self.feature_names = list(feature_names)
         self.fallback = fallback
         n_in = self.stage1.hidden_dim + (len(self.feature_names) + 1 if self.feature_names else 0)
@@ -96,31 +99,51 @@ class TwoStage(nn.Module):
     def cache_stage1(self, max_mb: float) -> None:
         """Remember the fixed stage one's hidden states of every row seen, up to MAX_MB
         (training: the same slices come back every epoch, so later epochs run stage two only).
-        A row's states depend on its words alone (each row is read within its own length), so
-        a row's ids are its key. Only for a frozen stage one; ``cache_stage1(0)`` turns it off."""
+        A row's states depend on its input alone (each row is read within its own length), so
+        a row's stage-one input (``stage1_key``: word ids, or word pieces) is its key. Only for
+        a frozen stage one; ``cache_stage1(0)`` turns it off."""
         if max_mb and not self.stage1_frozen:
             raise ValueError("cache_stage1 needs a frozen stage one (freeze_stage1)")
         self._h1_cache: dict[bytes, torch.Tensor] | None = {} if max_mb else None
         self._h1_cache_left = int(max_mb * 2**20)
         self.h1_cache_hits = self.h1_cache_misses = 0
 
-    def _stage1_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    #: the stage-one input and its mask whose row keys the cache of stage-one states
+    stage1_key: tuple[str, str] = ("ids", "mask")
+
+    @property
+    def stage1_case(self) -> bool:
+        """Whether stage one has a case head (its case logits pass through: ``return_case``)."""
+        return getattr(self.stage1, "case_out", None) is not None
+
+    def _run_stage1(self, s1: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Stage one's states ``[B,T,H]``, with its case logits after them ``[B,T,H+C]`` when it has a case head."""
+        if not self.stage1_case:
+            return self.stage1.hidden_states(**s1)
+        return torch.cat(self.stage1.hidden_states(**s1, return_case=True), -1)
+
+    def _stage1_states(self, s1: dict[str, torch.Tensor]) -> torch.Tensor:
+        """``_run_stage1`` of the stage-one inputs ``s1`` (keyword arguments of its
+        ``hidden_states``; ``mask`` among them), through the cache when it is on."""
         if not self.stage1_frozen:
-            return self.stage1.hidden_states(ids, mask)
+            return self._run_stage1(s1)
         cache = getattr(self, "_h1_cache", None)
         if cache is None:
             with torch.no_grad():
-                return self.stage1.hidden_states(ids, mask)
-        lengths = mask.sum(1).tolist()
-        keys = [ids[b, :n].numpy().tobytes() for b, n in enumerate(lengths)]
+                return self._run_stage1(s1)
+        key_in, key_mask = (s1[k] for k in self.stage1_key)
+        key_lengths = key_mask.sum(1).tolist()
+        lengths = s1["mask"].sum(1).tolist()
+        keys = [key_in[b, :n].numpy().tobytes() for b, n in enumerate(key_lengths)]
         if all(k in cache for k in keys):
             self.h1_cache_hits += len(keys)
-            h1 = torch.zeros(*ids.shape, self.stage1.hidden_dim)
+            width = next(iter(cache[k] for k in keys)).shape[-1] if keys else self.stage1.hidden_dim
+            h1 = torch.zeros(*s1["mask"].shape, width)
             for b, (k, n) in enumerate(zip(keys, lengths)):
                 h1[b, :n] = cache[k]
             return h1
         with torch.no_grad():
-            h1 = self.stage1.hidden_states(ids, mask)
+            h1 = self._run_stage1(s1)
         self.h1_cache_misses += len(keys)
         for b, (k, n) in enumerate(zip(keys, lengths)):
             size = n * h1.shape[-1] * h1.element_size()
@@ -137,9 +160,18 @@ class TwoStage(nn.Module):
 
     # -- forward --------------------------------------------------------------
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
-                feat_missing: torch.Tensor | None = None) -> torch.Tensor:
+                feat_missing: torch.Tensor | None = None, return_case: bool = False):
         """ids, mask ``[B,T]`` (+ feats ``[B,T,F]``, feat_missing ``[B,T]``) -> logits ``[B,T,len(LABELS)]``."""
-        h1 = self._stage1_states(ids, mask)
+        return self._stage2({"ids": ids, "mask": mask}, mask, feats, feat_missing, return_case)
+
+    def _stage2(self, s1: dict[str, torch.Tensor], mask: torch.Tensor, feats: torch.Tensor | None,
+                feat_missing: torch.Tensor | None, return_case: bool):
+        """The second stage over stage one's states of ``s1`` (its keyword inputs) -> logits
+        ``[B,T,len(LABELS)]``; with ``return_case``, also stage one's case logits (fixed)."""
+        if return_case and not self.stage1_case:
+            raise ValueError("this model has no case head (its stage one has none)")
+        states = self._stage1_states(s1)
+        h1 = states[..., : self.stage1.hidden_dim]
         x = h1
         if self.feature_names:
             if feats is None:
@@ -150,6 +182,8 @@ class TwoStage(nn.Module):
         if self.feature_names and self.fallback and feat_missing is not None:
             lexical = self.stage1.out(h1)  # stage one's own decision (its output layer, fixed)
             logits = torch.where(feat_missing.unsqueeze(-1), lexical, logits)
+        if return_case:
+            return logits, states[..., self.stage1.hidden_dim :]
         return logits
 
 
@@ -173,3 +207,33 @@ class TALSTM(TwoStage):
     @dataclass
     class Config(TwoStage.Config):
         pass
+
+
+@register("ta_transformer")
+class TATransformer(TwoStage):
+    """The second stage over a fine-tuned transformer tagger (punct.models.transformer): stage
+    one's state of each word's last piece (the input of its output layer) and the word's
+    pause features, as TA-BRNN-p reads T-BRNN's; the accurate tier with pauses. Stage one's
+    case head, if it has one, is passed through (``return_case``): the second stage changes
+    only the marks. The stage-one cache is keyed by each row's word pieces."""
+
+    input_kind = "wordpieces+feats"
+    stage1_models = ("transformer_tagger",)
+    stage1_key = ("pieces", "piece_mask")
+
+    @dataclass
+    class Config(TwoStage.Config):
+        pass
+
+    @property
+    def case_head(self) -> bool:
+        return self.stage1_case
+
+    def forward(self, pieces: torch.Tensor, piece_mask: torch.Tensor, word_last: torch.Tensor, mask: torch.Tensor,
+                feats: torch.Tensor | None = None, feat_missing: torch.Tensor | None = None,
+                cases: torch.Tensor | None = None, return_case: bool = False):
+        """The transformer's inputs (punct.engine.inputs.PieceFeatureInputs) -> logits
+        ``[B,T,len(LABELS)]`` (and stage one's case logits with ``return_case``); ``cases``
+        (case targets of training slices) is not read: stage one is fixed."""
+        s1 = {"pieces": pieces, "piece_mask": piece_mask, "word_last": word_last, "mask": mask}
+        return self._stage2(s1, mask, feats, feat_missing, return_case)

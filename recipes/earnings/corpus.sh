@@ -34,6 +34,7 @@ acoustic_experiments=(
   "ta_brnn_p|conf/ta_brnn_p.yaml|default|model_args.hidden_size=128"  # stage two as wide as stage one
   "ta_brnn|conf/ta_brnn.yaml|default|model_args.hidden_size=128"
   "ta_lstm_p|conf/ta_lstm_p.yaml|tlstm_ted_e22|"
+  "ta_mpnet_p|conf/ta_mpnet_p.yaml|mpnet|"  # the accurate tier with pauses (its stage one: mpnet)
   "ta_lstm|conf/ta_lstm.yaml|tlstm_ted_e22|"
   "tlstm_p_e22|conf/tlstm_p.yaml||"
   "pause|conf/che_pause.yaml||"

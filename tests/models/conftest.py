@@ -90,3 +90,31 @@ def stage1_models(tiny_model_data, tmp_path_factory):
     finally:
         torch.set_num_threads(n)
     return out
+
+
+#: the tagger of conf/mpnet.yaml, tiny and random (tests/conftest.py tiny_mpnet): stage one of ta_transformer
+TAGGER = ["model_args.pretrained=false", "model_args.freeze_layers=0", "model_args.max_length=16",
+          "model_args.overlap=4", "lr=0.001", "warmup_steps=0", "decode_window=20", "valid_batch_size=4"]
+
+
+@pytest.fixture(scope="session")
+def tiny_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
+    """best.pt of a tiny random MPNet tagger with a case head (conf/mpnet.yaml), trained two
+    steps; load it with the ``tiny_mpnet`` fixture (which installs its encoder)."""
+    import torch
+
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+    from punct.engine.train import train
+
+    root = Path(__file__).resolve().parents[2]
+    exp = tmp_path_factory.mktemp("stage1_tagger")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(tiny_mpnet_folder))
+        n = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            train(load_config(root / "conf/mpnet.yaml", TrainConfig, TAGGER + RUN1), *tiny_model_data, exp)
+        finally:
+            torch.set_num_threads(n)
+    return exp / "best.pt"

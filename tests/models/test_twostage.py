@@ -155,9 +155,9 @@ def test_stage1_cache_trains_the_same_model(repo_root, tiny_model_data, stage1_m
     hits = []  # per training step: rows whose stage-one states came from the cache
     states = TwoStage._stage1_states
 
-    def counted(self, ids, mask):
+    def counted(self, s1):
         before = getattr(self, "h1_cache_hits", 0)
-        out = states(self, ids, mask)
+        out = states(self, s1)
         if self.training:
             hits.append(getattr(self, "h1_cache_hits", 0) - before)
         return out
