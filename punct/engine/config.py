@@ -129,6 +129,17 @@ class TrainConfig:
     #: validation slices in memory, up to this many MB, so every epoch after the first runs
     #: the second stage only (0 = recompute them in every batch; speed only)
     stage1_cache_mb: int = 4096
+    #: distillation: the per-word posteriors of a teacher, feature set NAME of the training data
+    #: directory (punct posteriors --name NAME, punct.engine.soft_labels); "" = none. Each training
+    #: word's loss mixes the reference label's cross-entropy with the KL divergence from the
+    #: teacher's mark posteriors, and for a model with a case head its case loss likewise with
+    #: the teacher's case posteriors (the only case target where the text has no ``written``)
+    distill_from: str = ""
+    #: the share of the teacher in that mix: 0 = reference labels only, 1 = teacher only
+    distill_weight: float = 0.5
+    #: softmax temperature of teacher and student in the KL term, scaled by its square (Hinton
+    #: et al. 2015) so its gradients keep their size; 1 = the posteriors as they are
+    distill_temperature: float = 1.0
 
     def check(self) -> None:
         if self.optimizer not in ("adagrad", "adam", "adamw", "sgd"):
@@ -175,6 +186,12 @@ class TrainConfig:
             raise ValueError(f"features names a set twice: {self.features}")
         if self.freeze and not self.init_from:
             raise ValueError("freeze needs init_from (the stage-one model to keep fixed)")
+        if not 0.0 <= self.distill_weight <= 1.0:
+            raise ValueError(f"distill_weight must be in [0, 1], got {self.distill_weight}")
+        if not self.distill_temperature > 0:
+            raise ValueError(f"distill_temperature must be positive, got {self.distill_temperature}")
+        if self.distill_from and (any(c in self.distill_from for c in "/\\ ") or self.distill_from.startswith(".")):
+            raise ValueError(f"distill_from names a feature set of the training directory, got {self.distill_from!r}")
         if self.stage1_cache_mb < 0:
             raise ValueError(f"stage1_cache_mb must be >= 0, got {self.stage1_cache_mb}")
         if self.decode_window and self.decode_window < 2:

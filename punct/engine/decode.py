@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Sequence
 import torch
 
 from punct.errors import PunctError
-from punct.labels import LABELS, MARK_LABELS, SENTENCE_END, label_id, mark_of
+from punct.labels import CASES, LABELS, MARK_LABELS, SENTENCE_END, label_id, mark_of
 from punct.words import Utterance, Word
 
 if TYPE_CHECKING:
@@ -61,10 +61,12 @@ def accept_count(pred: Sequence[int], at_end: bool) -> int:
 
 @torch.no_grad()
 def run_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128,
-                inputs=None, feats: Sequence | None = None, probs: bool = False):
+                inputs=None, feats: Sequence | None = None, probs: bool = False, case: bool = False):
     """(label ids, posteriors) of every word of every stream, windows following predicted
     boundaries (see ``predict_streams``); posteriors are float32 [n_words, len(LABELS)]
-    arrays (the softmax of the window that accepted each word) when ``probs``, else None."""
+    arrays (the softmax of the window that accepted each word) when ``probs``, else None.
+    ``case`` (with ``probs``, a model with a case head): each row continues with the
+    softmax of the case logits, [n_words, len(LABELS) + len(CASES)]."""
     if window < 2:
         raise ValueError("window must be at least 2 words")
     if batch_size < 1:  # none would ever be taken: a loop without end
@@ -80,7 +82,10 @@ def run_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 
             raise ValueError("feats must hold one row per word of every stream")
     elif getattr(inputs, "columns", None):
         raise PunctError("this model reads per-word features (pause, prosody): none were given with the words")
+    if case and not probs:
+        raise ValueError("case posteriors come with probs=True")
     model.eval()
+    case_logits = None
     out: list[list[int]] = [[] for _ in streams]
     post: list[list] = [[] for _ in streams]
     pos = [0] * len(streams)
@@ -97,21 +102,27 @@ def run_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 
                 for r, w in enumerate(wins):
                     ids[r, : len(w)] = torch.tensor(w, dtype=torch.long)
                     mask[r, : len(w)] = True
-                logits = model(ids, mask)
+                logits = model(ids, mask, return_case=True) if case else model(ids, mask)
             else:
                 ids = np.zeros((len(wins), T), dtype=np.int64)
                 for r, w in enumerate(wins):
                     ids[r, : len(w)] = w
                 lengths = np.array([len(w) for w in wins])
                 if feats is None:
-                    logits = model(**inputs.tensors(ids, lengths))
+                    kw = inputs.tensors(ids, lengths)
                 else:
                     fw = np.zeros((len(wins), T, np.asarray(feats[chunk[0]]).shape[1]), dtype=np.float32)
                     for r, i in enumerate(chunk):
                         fw[r, : len(wins[r])] = feats[i][pos[i] : pos[i] + len(wins[r])]
-                    logits = model(**inputs.tensors(ids, lengths, feats=fw))
+                    kw = inputs.tensors(ids, lengths, feats=fw)
+                logits = model(**kw, return_case=True) if case else model(**kw)
+            if case:
+                logits, case_logits = logits
             pred = logits.argmax(-1).tolist()
-            soft = torch.softmax(logits.float(), -1).numpy() if probs else None
+            soft = torch.softmax(logits.float(), -1) if probs else None
+            if case_logits is not None:
+                soft = torch.cat([soft, torch.softmax(case_logits.float(), -1)], -1)
+            soft = soft.numpy() if probs else None
             for r, i in enumerate(chunk):
                 p = pred[r][: len(wins[r])]
                 at_end = pos[i] + len(wins[r]) >= len(streams[i])
@@ -125,7 +136,8 @@ def run_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 
         active = still
     if not probs:
         return out, None
-    return out, [np.concatenate(p) if p else np.zeros((0, len(LABELS)), np.float32) for p in post]
+    width = len(LABELS) + (len(CASES) if case else 0)
+    return out, [np.concatenate(p) if p else np.zeros((0, width), np.float32) for p in post]
 
 
 def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128,

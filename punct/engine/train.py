@@ -162,16 +162,55 @@ def _native_bf16() -> bool:
         return False
 
 
+@dataclasses.dataclass(frozen=True)
+class Distill:
+    """How a student learns from its teacher's posteriors (TrainConfig distill_*)."""
+
+    weight: float
+    temperature: float
+
+    @classmethod
+    def of(cls, cfg: TrainConfig) -> "Distill | None":
+        return cls(cfg.distill_weight, cfg.distill_temperature) if cfg.distill_from else None
+
+
 def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torch.Tensor,
-                precision: str = "fp32") -> torch.Tensor:
+                precision: str = "fp32", distill: Distill | None = None) -> torch.Tensor:
     """Summed training loss of the words with a target (-100: none); the forward pass at
-    ``precision``, the loss in fp32."""
-    with autocast(precision):
-        if hasattr(model, "training_loss"):
+    ``precision``, the loss in fp32. A model with a case head (``case_head``) adds
+    ``case_weight`` times its case loss where ``cases`` has targets. With ``distill`` and a
+    teacher's posteriors in ``inputs["soft"]`` (punct.engine.batching), each loss mixes the
+    reference's cross-entropy with the KL divergence from the teacher
+    (punct.engine.soft_labels.distill_loss_sum); the case loss then covers every loss word
+    when the teacher's posteriors have case columns."""
+    from punct.engine.soft_labels import SoftLayout, distill_loss_sum
+
+    inputs = dict(inputs)
+    soft = inputs.pop("soft", None)
+    if distill is None:
+        soft = None
+    case = bool(getattr(model, "case_head", False))
+    if soft is None and hasattr(model, "training_loss"):  # its own loss (a CRF's; the tagger's with case)
+        with autocast(precision):
             return model.training_loss(y, **inputs).float()
-        logits = model(**inputs)
-    logits = logits.float()
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-100, reduction="sum")
+    if soft is not None and hasattr(model, "training_loss") and not case:
+        raise PunctError(f"{type(model).__name__} trains with its own sequence loss: it cannot learn from soft targets")
+    cases = inputs.get("cases")
+    soft_case = soft is not None and soft.shape[-1] == SoftLayout(True).width
+    with autocast(precision):
+        out = model(**inputs, return_case=True) if case and (cases is not None or soft_case) else model(**inputs)
+    logits, case_logits = out if isinstance(out, tuple) else (out, None)
+    n_marks = logits.shape[-1]
+    w, t = (distill.weight, distill.temperature) if soft is not None else (0.0, 1.0)
+    keep = y != -100
+    loss = distill_loss_sum(logits.float(), y, None if soft is None else soft[..., :n_marks], keep, w, t)
+    if case_logits is not None:
+        hard = cases if cases is not None else torch.full_like(y, -100)
+        case_soft = soft[..., n_marks:] if soft_case else None
+        if case_soft is not None or bool((hard >= 0).any()):
+            loss = loss + model.case_weight * distill_loss_sum(case_logits.float(), hard, case_soft, keep,
+                                                               w if case_soft is not None else 0.0, t)
+    return loss
 
 
 def dist_info() -> tuple[int, int]:
@@ -605,7 +644,10 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                       cases=bool(model_args.get("case_head", False)))
     # ids of an open lexicon (characters, word pieces) depend on the encoding order: no cache
     cache_dir = exp_dir / "cache" if inputs.closed and main else None
-    train_sl = load_slices(train_dir, inputs, cache=cache_dir and cache_dir / "train.npz", **slice_opts)
+    if cfg.distill_from:
+        _check_teacher(cfg, model_cls, train_dir, model_args)
+    train_sl = load_slices(train_dir, inputs, cache=cache_dir and cache_dir / "train.npz", soft=cfg.distill_from,
+                           **slice_opts)
     valid_sl = load_slices(valid_dir, inputs, cache=cache_dir and cache_dir / "valid.npz", **slice_opts)
     whole = None
     if cfg.valid_decode == "whole":
@@ -808,7 +850,7 @@ class _Run:
             n = int((train_sl.labels[idx] >= 0).sum())
             n_words = int(train_sl.lengths[idx].sum())
             loss_val = _dist_step(model, self.params, self.inputs, train_sl, np.array_split(idx, self.world)[self.rank],
-                                  n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare)
+                                  n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare, Distill.of(cfg))
         else:
             kw, mask, y = batch_inputs(self.inputs, train_sl, idx)
             if prepare is not None:
@@ -817,7 +859,7 @@ class _Run:
             n = int((y != -100).sum())
             n_words = int(mask.sum())
             if n:
-                loss_sum = loss_sum_of(model, kw, y, cfg.precision)
+                loss_sum = loss_sum_of(model, kw, y, cfg.precision, Distill.of(cfg))
                 self.opt.zero_grad(set_to_none=True)
                 (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
                 loss_val = loss_sum.item()
@@ -993,7 +1035,7 @@ def word_dropout_of(cfg: TrainConfig, epoch: int, step: int, n_slices: int, widt
 
 
 def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int,
-               precision: str = "fp32", prepare: Callable | None = None) -> float:
+               precision: str = "fp32", prepare: Callable | None = None, distill: Distill | None = None) -> float:
     """One rank's share of a data-parallel step: backward of its summed loss / N_TOTAL
     (the whole batch's word count for a mean loss, 1 for a sum), then one all-reduce of
     every gradient and the loss. ``prepare`` changes the model's inputs (word dropout)."""
@@ -1008,7 +1050,7 @@ def _dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total:
             kw = prepare(kw)
         y = map_targets(model, y)
         if int((y != -100).sum()):
-            loss_sum = loss_sum_of(model, kw, y, precision)
+            loss_sum = loss_sum_of(model, kw, y, precision, distill)
             (loss_sum / n_total).backward()
             loss_val = loss_sum.item()
     flat = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).reshape(-1) for p in params]
@@ -1052,6 +1094,25 @@ def _load_stage1(model_cls: type, path: str) -> tuple[dict[str, Any], Any, dict[
     if kind != "words" or not ck1.get("vocab"):
         raise PunctError(f"stage one must read word ids (its inputs are {kind})", path)
     return ck1, Vocabulary.from_list(ck1["vocab"]), {"stage1": spec}
+
+
+def _check_teacher(cfg: TrainConfig, model_cls: type, train_dir: str | Path, model_args: dict[str, Any]) -> None:
+    """A distillation run: the teacher's posteriors are in the training directory, and the
+    student can learn from them (a per-word loss); says what it learns from them."""
+    from punct.engine.soft_labels import SoftLayout
+    from punct.prosody.features import feature_files, read_names
+
+    scp = feature_files(train_dir, cfg.distill_from)[1]
+    if not scp.is_file():
+        raise PunctError(f"distill_from: no posteriors {cfg.distill_from!r} in the training directory (punct posteriors "
+                         f"--model TEACHER --data {train_dir} --name {cfg.distill_from} writes them)", scp)
+    layout = SoftLayout.of(read_names(train_dir, cfg.distill_from), scp)
+    if getattr(model_cls, "trainer", "sgd") == "fit":
+        raise PunctError(f"model {cfg.model} is estimated by counting: it cannot learn from a teacher's posteriors")
+    case = bool(model_args.get("case_head", False))
+    log.info("distillation from %s: marks%s, teacher weight %.2f, temperature %g", scp,
+             " and case" if case and layout.case else (" (the teacher has no case posteriors)" if case else ""),
+             cfg.distill_weight, cfg.distill_temperature)
 
 
 def _embedding_of(model: torch.nn.Module) -> torch.nn.Embedding:

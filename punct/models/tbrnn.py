@@ -21,6 +21,12 @@ fused nn.GRU calls and the attention is computed for all t at once, in
 blocks (see punct.models.layers.additive_scores) to bound memory.
 Initialisation follows punctuator2: Glorot-uniform weights, zero biases,
 zero late-fusion and output weights.
+
+``case_head`` (punct's addition, for a true-cased default): a second linear layer on the
+same per-word state f_t predicts the word's case class (punct.labels.CASES; zero-initialised
+like ``out``); ``forward(..., return_case=True)`` adds its logits ``[B,T,len(CASES)]``, and
+the engine adds ``case_weight`` times its cross-entropy (or its distillation loss) to the
+marks' (punct.engine.train.loss_sum_of).
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from punct.labels import LABELS
+from punct.labels import CASES, LABELS
 from punct.models import EOS_ID, PAD_ID, register
 from punct.models.layers import BiGRU, additive_scores, append_token, lengths_mask, masked_softmax, xavier_embedding_
 
@@ -53,6 +59,10 @@ class TBRNN(nn.Module):
         #: dropout on the embeddings, the bidirectional states and the softmax input
         #: (0 = none: punctuator2 has none; an addition of punct's, not the paper's)
         dropout: float = 0.0
+        #: predict each word's case class too, from f_t (punct.labels.CASES; punct's addition)
+        case_head: bool = False
+        #: weight of the case loss beside the punctuation loss
+        case_weight: float = 0.5
 
     def __init__(
         self,
@@ -63,6 +73,8 @@ class TBRNN(nn.Module):
         attention_query: str = "prev",
         attention_block: int = 1 << 20,
         dropout: float = 0.0,
+        case_head: bool = False,
+        case_weight: float = 0.5,
     ):
         super().__init__()
         if attention_query not in ("prev", "current"):
@@ -85,6 +97,9 @@ class TBRNN(nn.Module):
         self.fuse_gate_context = nn.Linear(H, H, bias=False)  # W_ff
         self.fuse_gate_state = nn.Linear(H, H)  # W_fh, b_f
         self.out = nn.Linear(H, len(LABELS))
+        self.case_head = case_head
+        self.case_weight = case_weight
+        self.case_out = nn.Linear(H, len(CASES)) if case_head else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -101,7 +116,9 @@ class TBRNN(nn.Module):
         nn.init.xavier_uniform_(self.att_query.weight)
         bound = (6.0 / (self.att_vector.numel() + 1)) ** 0.5
         nn.init.uniform_(self.att_vector, -bound, bound)
-        for lin in (self.fuse_context, self.fuse_gate_context, self.fuse_gate_state, self.out):
+        for lin in (self.fuse_context, self.fuse_gate_context, self.fuse_gate_state, self.out, self.case_out):
+            if lin is None:
+                continue
             nn.init.zeros_(lin.weight)
             if lin.bias is not None:
                 nn.init.zeros_(lin.bias)
@@ -111,13 +128,28 @@ class TBRNN(nn.Module):
         """Size of ``hidden_states`` (what a second stage reads)."""
         return self.hidden_size
 
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None) -> torch.Tensor:
-        """ids ``[B,T]`` words (no end token), mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``."""
-        return self.out(self.drop(self.hidden_states(ids, mask)))
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
+                cases: torch.Tensor | None = None, return_case: bool = False):
+        """ids ``[B,T]`` words (no end token), mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``;
+        with ``return_case`` (a case head), also the case logits ``[B,T,len(CASES)]``.
+        ``cases`` (training targets) is not read here."""
+        f = self.hidden_states(ids, mask)
+        logits = self.out(self.drop(f))
+        if not return_case:
+            return logits
+        if self.case_out is None:
+            raise ValueError("this model has no case head")
+        return logits, self.case_out(self.drop(f))
 
-    def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor, return_case: bool = False):
         """The late-fusion output f_t ``[B,T,H]`` (the input of the softmax layer ``out``):
-        the lexical hidden state a two-stage model reads (punctuator2's ``last_hidden_states``)."""
+        the lexical hidden state a two-stage model reads (punctuator2's ``last_hidden_states``);
+        with ``return_case`` (a case head), also the case logits (a second stage passes them on)."""
+        if return_case:
+            if self.case_out is None:
+                raise ValueError("this model has no case head")
+            f = self.hidden_states(ids, mask)
+            return f, self.case_out(self.drop(f))
         lengths = mask.sum(1)
         ids = ids.masked_fill(~mask, PAD_ID)
         x = append_token(ids, lengths, EOS_ID, PAD_ID)  # [B,T+1]

@@ -116,6 +116,11 @@ class TwoStage(nn.Module):
         """Whether stage one has a case head (its case logits pass through: ``return_case``)."""
         return getattr(self.stage1, "case_out", None) is not None
 
+    @property
+    def case_head(self) -> bool:
+        """A case head to the outside (punct.engine.soft_labels, restore): stage one's, passed through."""
+        return self.stage1_case
+
     def _run_stage1(self, s1: dict[str, torch.Tensor]) -> torch.Tensor:
         """Stage one's states ``[B,T,H]``, with its case logits after them ``[B,T,H+C]`` when it has a case head."""
         if not self.stage1_case:
@@ -224,10 +229,6 @@ class TATransformer(TwoStage):
     @dataclass
     class Config(TwoStage.Config):
         pass
-
-    @property
-    def case_head(self) -> bool:
-        return self.stage1_case
 
     def forward(self, pieces: torch.Tensor, piece_mask: torch.Tensor, word_last: torch.Tensor, mask: torch.Tensor,
                 feats: torch.Tensor | None = None, feat_missing: torch.Tensor | None = None,
