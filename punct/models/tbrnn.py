@@ -23,8 +23,8 @@ Initialisation follows punctuator2: Glorot-uniform weights, zero biases,
 zero late-fusion and output weights.
 
 ``case_head`` (punct's addition, for a true-cased default): a second linear layer on the
-same per-word state f_t predicts the word's case class (punct.labels.CASES; zero-initialised
-like ``out``); ``forward(..., return_case=True)`` adds its logits ``[B,T,len(CASES)]``, and
+per-word state f_t and the word's own embedding e_t predicts the word's case class
+(punct.labels.CASES; zero-initialised like ``out``); ``forward(..., return_case=True)`` adds its logits ``[B,T,len(CASES)]``, and
 the engine adds ``case_weight`` times its cross-entropy (or its distillation loss) to the
 marks' (punct.engine.train.loss_sum_of).
 """
@@ -99,7 +99,7 @@ class TBRNN(nn.Module):
         self.out = nn.Linear(H, len(LABELS))
         self.case_head = case_head
         self.case_weight = case_weight
-        self.case_out = nn.Linear(H, len(CASES)) if case_head else None
+        self.case_out = nn.Linear(H + embedding_dim, len(CASES)) if case_head else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -133,28 +133,32 @@ class TBRNN(nn.Module):
         """ids ``[B,T]`` words (no end token), mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``;
         with ``return_case`` (a case head), also the case logits ``[B,T,len(CASES)]``.
         ``cases`` (training targets) is not read here."""
-        f = self.hidden_states(ids, mask)
-        logits = self.out(self.drop(f))
-        if not return_case:
-            return logits
-        if self.case_out is None:
-            raise ValueError("this model has no case head")
-        return logits, self.case_out(self.drop(f))
+        if return_case:
+            f, case_logits = self.hidden_states(ids, mask, return_case=True)
+            return self.out(self.drop(f)), case_logits
+        return self.out(self.drop(self.hidden_states(ids, mask)))
 
     def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor, return_case: bool = False):
         """The late-fusion output f_t ``[B,T,H]`` (the input of the softmax layer ``out``):
         the lexical hidden state a two-stage model reads (punctuator2's ``last_hidden_states``);
         with ``return_case`` (a case head), also the case logits (a second stage passes them on)."""
-        if return_case:
-            if self.case_out is None:
-                raise ValueError("this model has no case head")
-            f = self.hidden_states(ids, mask)
-            return f, self.case_out(self.drop(f))
+        if return_case and self.case_out is None:
+            raise ValueError("this model has no case head")
+        f, e = self._states(ids, mask)
+        if not return_case:
+            return f
+        # f_t is made to decide the mark after word t (it leans on word t+1); the word's own
+        # embedding beside it says what the word is, which its case mostly depends on
+        return f, self.case_out(self.drop(torch.cat([f, e], -1)))
+
+    def _states(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(f_t ``[B,T,H]``, the words' embeddings ``[B,T,E]``)."""
         lengths = mask.sum(1)
         ids = ids.masked_fill(~mask, PAD_ID)
         x = append_token(ids, lengths, EOS_ID, PAD_ID)  # [B,T+1]
         ctx_len = lengths + 1
-        h = self.drop(self.bigru(self.drop(self.embedding(x)), ctx_len))  # [B,T+1,2H]
+        emb = self.drop(self.embedding(x))
+        h = self.drop(self.bigru(emb, ctx_len))  # [B,T+1,2H]
         s = self.gru(h[:, 1:])[0]  # [B,T,H]: s_t has read h_1..h_{t+1}
         if self.attention_query == "prev":
             q = torch.nn.functional.pad(s[:, :-1], (0, 0, 1, 0))  # s_{t-1}, s_{-1} = 0
@@ -165,7 +169,7 @@ class TBRNN(nn.Module):
         c = torch.bmm(alpha, h)  # [B,T,2H]
         lfc = self.fuse_context(c)
         gate = torch.sigmoid(self.fuse_gate_context(lfc) + self.fuse_gate_state(s))
-        return lfc * gate + s
+        return lfc * gate + s, emb[:, :-1]
 
 
 @register("tbrnn_pre")
