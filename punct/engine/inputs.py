@@ -23,6 +23,8 @@ words+feats vocabulary id, as ``words``; the per-word  ``ids``, ``mask``, and wh
             (``Slices.feats``, ``predict_streams``  (normalized, 0 where missing) and
             ``feats=``)                             ``feat_missing [B,T]`` (True: no acoustic
                                                     evidence for the word, or padding)
+wordpieces  word type, as ``wordpieces``; the       ``pieces``, ``piece_mask``, ``word_last``,
++feats      per-word features as ``words+feats``    ``mask``, ``feats``, ``feat_missing``
 =========== ======================================= ==========================================
 
 ``words+feats`` (FeatureInputs) reads the feature sets named by the training
@@ -34,6 +36,9 @@ windowed exactly like the ids (punct.engine.batching, punct.engine.decode);
 ``tensors`` normalizes them with the training set's mean and standard
 deviation (stored in the checkpoint) and zeroes the missing words' values.
 Its model gets ``feature_names`` (the kept columns) in its arguments.
+``wordpieces+feats`` (PieceFeatureInputs) joins the same feature part to the word pieces
+of a transformer tagger: the second stage with pauses over it (punct.models.twostage,
+``ta_transformer``), which takes the tokenizer from its stage one's featurizer.
 
 ``mask [B,T]`` is True on words; logits are always ``[B,T,len(LABELS)]``, one row
 per word, so scoring and decoding are shared. What a featurizer needs to be

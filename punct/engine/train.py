@@ -38,6 +38,14 @@ config is saved as ``stage1_train_config``; so the new checkpoint decodes
 alone. Models that read per-word features get the featurizer's
 ``model_args()`` (the feature column names) in their arguments.
 
+Distillation (``distill_from``, punct.engine.soft_labels): the training directory's
+feature set of that name holds a teacher's per-word posteriors (``punct posteriors``);
+they are cut into the slices with the words (``Slices.soft``), and ``loss_sum_of``
+mixes each word's cross-entropy to its reference label with the KL divergence from the
+teacher (``distill_weight``, ``distill_temperature``); a student with a case head
+(``case_head``: the transformer tagger, T-BRNN) learns the teacher's case posteriors the
+same way, on words whose text has no ``written`` spelling too.
+
 Data parallel: started by ``torchrun --nproc_per_node N -m punct.bin.train ...``
 (WORLD_SIZE > 1 in the environment), every rank builds the same slices and
 batches, takes a contiguous 1/N of every batch, and the gradients of the

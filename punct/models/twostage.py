@@ -22,6 +22,15 @@ pause; punct.prosody.features.missing_words) take the stage-one decision: with
 fixed, for this only), so they never depend on made-up pause values, and a call
 without any word times is punctuated exactly as the text model would.
 
+``ta_transformer`` is the same second stage over a fine-tuned transformer tagger
+(punct.models.transformer; conf/ta_mpnet_p.yaml over the MPNet tagger): h1_t is the
+tagger's state of the last piece of word t, the input of its output layer, and its
+inputs are word pieces with the words' features (``wordpieces+feats``). Each second stage
+passes its stage one's inputs through to stage one's ``hidden_states`` as they are, and
+caches the fixed stage one's states keyed by the row of its input (``stage1_key``: word
+ids, or word pieces). A stage one with a case head keeps it: ``return_case=True`` gives
+its case logits unchanged beside the second stage's marks (the pauses change the marks only).
+
 The checkpoint is self-contained: ``model_args["stage1"]`` holds the stage-one
 model's name and arguments (and where it came from), the state dict holds its
 weights under ``stage1.``, the vocabulary is its vocabulary, and the checkpoint
