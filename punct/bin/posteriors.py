@@ -28,8 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, help="the teacher: a model file (best.pt)")
     p.add_argument("--data", required=True, help="data directory to decode (text; features the model reads)")
     p.add_argument("--name", default="teacher", help="feature set name: DIR/NAME.{ark,scp,names} (default: teacher)")
-    p.add_argument("--chunk-words", type=at_least(1), default=20000,
-                   help="words per resumable chunk (default 20000: about a minute of a base-size encoder)")
+    p.add_argument("--chunk-words", type=at_least(1), default=50000,
+                   help="words per resumable chunk, what a kill can lose (default 50000: a few minutes of a "
+                        "base-size encoder; the utterances of a chunk are decoded together, their windows batched)")
     p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: the model's)")
     p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (default: the model's)")
     p.add_argument("--threads", type=at_least(1), default=2, help="torch threads")

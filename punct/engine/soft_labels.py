@@ -95,7 +95,7 @@ def _eta(seconds: float) -> str:
     return f"{m // 60} h {m % 60:02d} min" if m >= 60 else f"{m} min {int(seconds % 60):02d} s"
 
 
-def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "teacher", chunk_words: int = 20000,
+def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "teacher", chunk_words: int = 50000,
                      window: int | None = None, batch_size: int | None = None, force: bool = False) -> dict[str, Any]:
     """Write the posteriors of the model in ``model_path`` for every word of ``data_dir`` as its
     feature set ``name`` (see the module docstring), resuming a killed run; returns what was
