@@ -13,14 +13,14 @@ ROOT = Path(__file__).resolve().parents[1] / "punct"
 
 #: module (or package prefix) -> floor; the longest matching prefix decides
 FLOORS = {
-    "punct": 0,  # the package itself: its version only
+    "punct": 6,  # the package itself: its version, and the API of punct.api re-exported lazily
     "punct.errors": 1, "punct.labels": 1, "punct.words": 1, "punct.config": 1, "punct.fsutil": 1,
     "punct.tables": 1, "punct.audio": 1, "punct.textnorm": 1, "punct.overlap": 1,
     "punct.io": 2, "punct.datadir": 2, "punct.transfer": 2, "punct.prosody": 2, "punct.align": 2,
     "punct.models": 2, "punct.splits": 2,
     "punct.score": 3, "punct.significance": 3, "punct.wer": 3, "punct.results": 3,
     "punct.engine": 4,
-    "punct.bin": 5, "punct.restore": 5,
+    "punct.bin": 5, "punct.restore": 5, "punct.api": 5,
     "punct.cli": 6, "punct.__main__": 6,
 }
 
@@ -65,7 +65,10 @@ def import_graph(mods: dict[str, Path]) -> dict[str, set[str]]:
                 if node.level:
                     up = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join(up + ([base] if base else []))
-                targets = [base] + [f"{base}.{a.name}" for a in node.names]
+                # ``from punct import significance`` needs the submodule, not the package
+                targets = [f"{base}.{a.name}" for a in node.names]
+                if any(t not in mods for t in targets):
+                    targets.append(base)
             else:
                 continue
             for t in targets:
