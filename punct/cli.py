@@ -24,7 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def usage() -> str:
     """The ``punct`` command's usage text: its commands, one line each."""
-    lines = ["usage: punct COMMAND [options]   (punct COMMAND --help for its options)", "", "commands:"]
+    lines = ["usage: punct COMMAND [options]   (punct COMMAND --help for its options; punct --version)", "",
+             "commands:"]
     for name, (_, desc) in COMMANDS.items():
         lines.append(f"  {name:<10} {desc}")
     return "\n".join(lines)
@@ -35,6 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(usage())
         return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        from punct import __version__
+
+        print(f"punct {__version__}")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
         print(f"error: unknown command {name!r}\n{usage()}", file=sys.stderr)

@@ -66,8 +66,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The model used without --model (trained and shipped by the project; see README).
-DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "default.pt"
+#: The model used without --model (trained and shipped by the project; see README): in the
+#: repository a link to models/default.pt, in an installed package the file itself.
+DEFAULT_MODEL = Path(__file__).resolve().parent / "assets" / "default.pt"
 
 #: Output formats of ``write_output`` and their file name endings (matched in any case; the
 #: first is that of a file per recording, ``-o DIR/``: ``per_recording_dir``).

@@ -133,7 +133,8 @@ def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_s
     """A recipe folder that links the repository's frame and environment, with corpus
     'fake' of the given experiment lines and a $train_cmd and $decode_cmd that only record
     their command; run.sh runs STAGE alone."""
-    for name in ("run.sh", "local", "path.sh", ".venv", "conf", "punct", "requirements.txt", "pyproject.toml"):
+    for name in ("run.sh", "local", "path.sh", ".venv", "conf", "punct", "requirements.txt", "requirements-test.txt",
+                 "pyproject.toml"):
         if not (tmp_path / name).is_symlink():  # (a second run in the same folder)
             (tmp_path / name).symlink_to(repo_root / name)
     for s in ("dev", "test"):  # the prepared sets that stage 8 decodes
@@ -243,7 +244,7 @@ def test_setup_env_never_installs_through_a_linked_venv(repo_root, tmp_path):
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / ".venv").symlink_to(venv)
-    for name in ("local", "requirements.txt", "pyproject.toml"):
+    for name in ("local", "requirements.txt", "requirements-test.txt", "pyproject.toml"):
         (tree / name).symlink_to(repo_root / name)
     env = dict(os.environ, PUNCT_APT_PACKAGES="")
     r = subprocess.run(["bash", "local/setup_env.sh"], cwd=tree, capture_output=True, text=True, env=env, timeout=60)
