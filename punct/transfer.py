@@ -246,10 +246,12 @@ def _certified(cost: int, t: int, c: _Costs) -> bool:
     return cost < c.ins * (t + 1)
 
 
-def _solve(a: np.ndarray, b: np.ndarray, upper: int | None, c: _Costs, i0: int, j0: int, out: list) -> None:
+def _solve(a: np.ndarray, b: np.ndarray, upper: int | None, c: _Costs, i0: int, j0: int, out: list,
+           match_prefix: bool = True) -> None:
     """Append the ops of an optimal alignment of a to b (offsets i0, j0) to ``out``.
 
     ``upper`` is the exact optimal cost when known (it sets the band), else None.
+    ``match_prefix=False``: the common prefix is left to the backtrace (see align_ids).
     """
     n, m = len(a), len(b)
     # A common suffix, then a common prefix, is matched off (an optimal alignment
@@ -258,7 +260,7 @@ def _solve(a: np.ndarray, b: np.ndarray, upper: int | None, c: _Costs, i0: int, 
     neq = a[n - k :][::-1] != b[m - k :][::-1]
     s = int(np.argmax(neq)) if neq.any() else k
     neq = a[: k - s] != b[: k - s]
-    p = int(np.argmax(neq)) if neq.any() else k - s
+    p = (int(np.argmax(neq)) if neq.any() else k - s) if match_prefix else 0
     out.extend((MATCH, i0 + q, j0 + q) for q in range(p))
     a, b = a[p : n - s], b[p : m - s]
     i0, j0 = i0 + p, j0 + p
@@ -298,14 +300,117 @@ def _solve(a: np.ndarray, b: np.ndarray, upper: int | None, c: _Costs, i0: int, 
     out.extend(suffix)
 
 
-def align_ids(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> list[tuple[str, int, int]]:
-    """Align two integer sequences; ops as (op, i, j) with -1 for the missing side."""
+def align_ids_dp(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray,
+                 match_prefix: bool = True) -> list[tuple[str, int, int]]:
+    """Align two integer sequences with the banded DP alone; ops as (op, i, j) with -1 for the missing side."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     w = min(len(a), len(b)) + 1
     c = _Costs(ins=w, dele=w + 1, sub=w + 1)
     out: list[tuple[str, int, int]] = []
-    _solve(a, b, None, c, 0, 0, out)
+    _solve(a, b, None, c, 0, 0, out, match_prefix)
+    return out
+
+
+#: Gaps up to this many DP cells are aligned in plain Python (``_small_dp``): numpy's cost
+#: per row outweighs its speed on the few words between two anchors.
+SMALL_CELLS = 1 << 14
+
+
+def _small_dp(a: list[int], b: list[int]) -> list[tuple[str, int, int]]:
+    """``align_ids_dp(a, b, match_prefix=False)`` on a small problem: the same costs, the
+    same common suffix matched off, the same backtrace over the whole table (the band of
+    the DP leaves out no optimal path, so the two agree op for op)."""
+    n, m = len(a), len(b)
+    s = 0
+    while s < min(n, m) and a[n - 1 - s] == b[m - 1 - s]:
+        s += 1
+    suffix = [(MATCH, n - s + q, m - s + q) for q in range(s)]
+    n, m = n - s, m - s
+    if n == 0 or m == 0:
+        return [(INS, -1, q) for q in range(m)] + [(DEL, q, -1) for q in range(n)] + suffix
+    w = min(len(a), len(b)) + 1
+    ins, dele, sub = w, w + 1, w + 1
+    rows = [[j * ins for j in range(m + 1)]]
+    for i in range(1, n + 1):
+        prev, ai = rows[-1], a[i - 1]
+        cur = [prev[0] + dele]
+        for j in range(1, m + 1):
+            d = prev[j - 1] + (0 if b[j - 1] == ai else sub)
+            v = prev[j] + dele
+            if v < d:
+                d = v
+            v = cur[j - 1] + ins
+            cur.append(v if v < d else d)
+        rows.append(cur)
+    ops: list[tuple[str, int, int]] = []
+    i, j = n, m
+    while i > 0 or j > 0:
+        here = rows[i][j]
+        if i > 0 and j > 0:
+            same = a[i - 1] == b[j - 1]
+            if rows[i - 1][j - 1] + (0 if same else sub) == here:
+                ops.append((MATCH if same else SUB, i - 1, j - 1))
+                i -= 1
+                j -= 1
+                continue
+        if i > 0 and rows[i - 1][j] + dele == here:
+            ops.append((DEL, i - 1, -1))
+            i -= 1
+            continue
+        ops.append((INS, -1, j - 1))
+        j -= 1
+    ops.reverse()
+    return ops + suffix
+
+
+#: Runs of at least ANCHOR_WORDS equal words in rapidfuzz's alignment anchor ``align_ids``,
+#: less ANCHOR_MARGIN words at either end, which the DP of the gaps places (a repeated word
+#: at a run's edge, ``the the``, is matched as the DP alone would match it).
+ANCHOR_WORDS = 8
+ANCHOR_MARGIN = 3
+
+
+def _rapidfuzz_levenshtein():
+    try:
+        from rapidfuzz.distance import Levenshtein
+    except ImportError:  # not installed: the DP does it all, about 40 times slower
+        return None
+    return Levenshtein
+
+
+def align_ids(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> list[tuple[str, int, int]]:
+    """Align two integer sequences; ops as (op, i, j) with -1 for the missing side.
+
+    rapidfuzz's bit-parallel Levenshtein (unit costs, C++) finds the long runs of equal
+    words; the words between them are aligned by the DP (``align_ids_dp``, the costs of
+    the module docstring, so ties between alignments of equal distance are broken as
+    there). The runs pin an alignment of minimal edit distance, so the distance is the
+    DP's own; the placement of words could differ only where the DP over the whole would
+    cross such a run, which the Earnings-21 check found nowhere (RESULTS.md). Without
+    rapidfuzz the DP aligns the whole.
+    """
+    lev = _rapidfuzz_levenshtein()
+    if lev is None:
+        return align_ids_dp(a, b)
+    a = [int(x) for x in a]
+    b = [int(x) for x in b]
+    out: list[tuple[str, int, int]] = []
+    i0 = j0 = 0  # the start of the gap not yet aligned
+
+    def gap(i1: int, j1: int) -> None:
+        if i1 > i0 or j1 > j0:
+            x, y = a[i0:i1], b[j0:j1]
+            ops = _small_dp(x, y) if (len(x) + 1) * (len(y) + 1) <= SMALL_CELLS else align_ids_dp(x, y, False)
+            out.extend((op, i0 + i if i >= 0 else -1, j0 + j if j >= 0 else -1) for op, i, j in ops)
+
+    for tag, ra, rb, ha, hb in lev.opcodes(a, b):
+        if tag != "equal" or rb - ra < max(ANCHOR_WORDS, 2 * ANCHOR_MARGIN + 1):
+            continue
+        gap(ra + ANCHOR_MARGIN, ha + ANCHOR_MARGIN)
+        out.extend((MATCH, ra + q, ha + q) for q in range(ANCHOR_MARGIN, rb - ra - ANCHOR_MARGIN))
+        i0, j0 = rb - ANCHOR_MARGIN, hb - ANCHOR_MARGIN
+    gap(len(a), len(b))
     return out
 
 
@@ -317,14 +422,19 @@ def _units(words: Sequence[str], normalize: Callable[[str], str], join_clitics: 
     """Word spans matched as one (a word and the clitics after it) and their keys."""
     spans: list[tuple[int, int]] = []
     raw: list[str] = []
+    clitic: dict[str, bool] = {}
     for i, w in enumerate(words):
-        if join_clitics and spans and _APOS_RE.sub("'", w).lower() in CLITICS:
+        is_clitic = clitic.get(w)
+        if is_clitic is None:
+            is_clitic = clitic[w] = _APOS_RE.sub("'", w).lower() in CLITICS
+        if join_clitics and spans and is_clitic:
             spans[-1] = (spans[-1][0], i + 1)
             raw[-1] += w
         else:
             spans.append((i, i + 1))
             raw.append(w)
-    return spans, [normalize(r) for r in raw]
+    keys: dict[str, str] = {}  # a call repeats its words: each is normalized once
+    return spans, [keys[r] if r in keys else keys.setdefault(r, normalize(r)) for r in raw]
 
 
 def _expand(op: str, r: tuple[int, int], h: tuple[int, int]) -> list[AlignOp]:
@@ -477,4 +587,15 @@ def transfer_marks_lost(ref: Sequence[Word], hyp: Sequence[Word], normalize: Cal
             lost.append((j, w.label))
     st.carried = sum(1 for k in kind if k == "carried")
     st.moved = sum(1 for k in kind if k == "moved")
-    return [replace(w, label=lab) for w, lab in zip(hyp, labels)], st, lost
+    return [_relabelled(w, lab) for w, lab in zip(hyp, labels)], st, lost
+
+
+def _relabelled(w: Word, label: str) -> Word:
+    """A copy of ``w`` with ``label`` (``dataclasses.replace`` without its checks: a call has
+    a quarter of a million words)."""
+    if not hasattr(w, "__dict__"):  # a class with slots
+        return replace(w, label=label)
+    out = object.__new__(type(w))
+    out.__dict__.update(w.__dict__)
+    out.label = label
+    return out
