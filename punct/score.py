@@ -43,7 +43,7 @@ from typing import Any, Callable, Sequence
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
 from punct.labels import LABELS, MARK_LABELS, O, SENTENCE_END, is_label, stronger
-from punct.transfer import TransferStats, normalize_word, transfer_marks_lost
+from punct.transfer import TransferStats, exact_word_errors, normalize_word, transfer_marks_lost
 from punct.words import Utterance, Word, is_nonspeech
 
 log = logging.getLogger(__name__)
@@ -260,8 +260,11 @@ class ScoreReport:
             lines.append(self.bootstrap.format().rstrip("\n"))
         t = self.transfer
         if t is not None and (t.word_errors or t.dropped or t.moved):
-            lines.append(f"WER {f(t.wer)}  (S {t.substitutions} + D {t.deletions} + I {t.insertions} over "
-                         f"{t.ref_words} reference words; {t.hyp_words} hypothesis words)")
+            lines.append(f"WER {f(t.exact_wer)}  standard: {t.exact_errors} errors over {t.ref_words} reference words, "
+                         f"words matched as spelled (as sclite and jiwer count)")
+            lines.append(f"WER {f(t.wer)}  of the mark transfer's alignment, words matched loosely (case, edge marks, "
+                         f"abbreviation dots, clitics joined): S {t.substitutions} + D {t.deletions} + "
+                         f"I {t.insertions}; {t.hyp_words} hypothesis words")
             lines.append(f"reference marks {t.marks}: carried {t.carried}, on deleted words {t.on_deleted} "
                          f"(moved to the preceding word {t.moved}), dropped {t.dropped} "
                          f"(no preceding word {t.dropped_no_word}, merged into a stronger mark {t.dropped_merged})")
@@ -415,6 +418,7 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
     streams = []
     for utt, ref_words, hyp_words, locs in pairs:
         projected, stats, lost = transfer_marks_lost(ref_words, hyp_words, normalize=normalize)
+        stats.exact_errors = exact_word_errors([w.text for w in ref_words], [w.text for w in hyp_words])
         total = total + stats
         st = SlotStream(utt, [w.label for w in projected], [w.label for w in hyp_words],
                         [w.text for w in hyp_words], locs)

@@ -507,6 +507,9 @@ class TransferStats:
     dropped_no_word: int = 0
     dropped_merged: int = 0
     on_deleted: int = 0
+    #: word errors when words match only if spelled the same (``exact_word_errors``): the
+    #: standard WER's count, as sclite and jiwer make it; ``word_errors`` matches them looser
+    exact_errors: int = 0
 
     @property
     def dropped(self) -> int:
@@ -518,16 +521,32 @@ class TransferStats:
 
     @property
     def wer(self) -> float | None:
-        """Word error rate in percent; None without reference words."""
+        """Word error rate in percent of the alignment (words matched by ``normalize_word``,
+        clitics joined); None without reference words."""
         return 100.0 * self.word_errors / self.ref_words if self.ref_words else None
+
+    @property
+    def exact_wer(self) -> float | None:
+        """The standard word error rate in percent (words match when spelled the same)."""
+        return 100.0 * self.exact_errors / self.ref_words if self.ref_words else None
 
     def __add__(self, other: "TransferStats") -> "TransferStats":
         return TransferStats(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
 
     def to_dict(self) -> dict:
         d = {f.name: getattr(self, f.name) for f in fields(self)}
-        d.update(dropped=self.dropped, word_errors=self.word_errors, wer=self.wer)
+        d.update(dropped=self.dropped, word_errors=self.word_errors, wer=self.wer, exact_wer=self.exact_wer)
         return d
+
+
+def exact_word_errors(ref: Sequence[str], hyp: Sequence[str]) -> int:
+    """The edit distance of two word sequences whose words match only when spelled the same
+    (unit costs): the errors of the standard word error rate, as NIST sclite and jiwer count
+    them on the same words."""
+    lev = _rapidfuzz_levenshtein()
+    if lev is not None:
+        return int(lev.distance(list(ref), list(hyp)))
+    return align(ref, hyp, normalize=str, join_clitics=False).errors
 
 
 def transfer_marks(ref: Sequence[Word], hyp: Sequence[Word], normalize: Callable[[str], str] = normalize_word,

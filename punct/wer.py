@@ -98,7 +98,8 @@ def score_wer(ref_dir: Path, hyp_dir: Path, out: Path, only: set[str] | None = N
     st = report.transfer
     result = {"punct_score": None if st is None else {
         "ref_words": st.ref_words, "hyp_words": st.hyp_words, "substitutions": st.substitutions,
-        "deletions": st.deletions, "insertions": st.insertions, "wer": None if st.wer is None else round(st.wer, 2)}}
+        "deletions": st.deletions, "insertions": st.insertions, "wer": None if st.wer is None else round(st.wer, 2),
+        "exact_wer": None if st.exact_wer is None else round(st.exact_wer, 2)}}
     write_stm(ref_dir, out / "ref.stm", only)
     if own_ctm:
         # the recognizer's own CTM (its times and confidences, at absolute times through the
