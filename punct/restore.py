@@ -356,9 +356,10 @@ class Restorer:
         utts = [dataclasses.replace(u, words=[w for w in u.words if not is_nonspeech(w)]) for u in utts]
         feats = pause_features(utts)
         n_untimed = sum(1 for u in utts for w in u.words if w.start is None or w.end is None)
-        if n_untimed:
-            log.warning("%d of %d words have no times: the model decides their marks from the words alone",
-                        n_untimed, sum(len(u) for u in utts))
+        n_words = sum(len(u) for u in utts)
+        if n_untimed:  # a warning when some words have times and some not; plain text has none
+            (log.warning if n_untimed < n_words else log.info)(
+                "%d of %d words have no times: the model decides their marks from the words alone", n_untimed, n_words)
         return {id(w): feats[u.id][i] for u in utts for i, w in enumerate(u.words)}
 
     def _token_rows(self, row, k: int) -> list:

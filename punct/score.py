@@ -259,7 +259,7 @@ class ScoreReport:
         if self.bootstrap is not None:
             lines.append(self.bootstrap.format().rstrip("\n"))
         t = self.transfer
-        if t is not None and (t.word_errors or t.dropped or t.moved):
+        if t is not None and (t.word_errors or t.exact_errors or t.dropped or t.moved):
             lines.append(f"WER {f(t.exact_wer)}  standard: {t.exact_errors} errors over {t.ref_words} reference words, "
                          f"words matched as spelled (as sclite and jiwer count)")
             lines.append(f"WER {f(t.wer)}  of the mark transfer's alignment, words matched loosely (case, edge marks, "
@@ -363,7 +363,7 @@ LOST_WORD = "<lost>"
 
 def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
                   normalize: Callable[[str], str] = normalize_word,
-                  count_dropped: bool = False) -> tuple[list[SlotStream], TransferStats]:
+                  count_dropped: bool = False, progress: bool = False) -> tuple[list[SlotStream], TransferStats]:
     """The slots that score_utterances scores, stretch by stretch, and the transfer statistics.
 
     When every hypothesis utterance id is a reference one, utterances are aligned one
@@ -375,6 +375,7 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
     or merged into a stronger mark) has no slot and is not scored; with
     ``count_dropped`` each one gets a slot of its own after the word it was merged
     into (hypothesis label O, word ``<lost>``), so it counts as a missed mark.
+    ``progress``: a progress bar (tqdm, on stderr) over the reference words aligned.
     """
     _check_labels(ref_utts, "reference")
     _check_labels(hyp_utts, "hypothesis")
@@ -416,6 +417,11 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
                  *left_out)
     total = TransferStats()
     streams = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=sum(len(p[1]) for p in pairs), unit=" words", desc="aligning", leave=False)
     for utt, ref_words, hyp_words, locs in pairs:
         projected, stats, lost = transfer_marks_lost(ref_words, hyp_words, normalize=normalize)
         stats.exact_errors = exact_word_errors([w.text for w in ref_words], [w.text for w in hyp_words])
@@ -425,6 +431,10 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
         if count_dropped and lost:
             st = _with_lost(st, lost)
         streams.append(st)
+        if bar is not None:
+            bar.update(len(ref_words))
+    if bar is not None:
+        bar.close()
     return streams, total
 
 

@@ -11,6 +11,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# entry points log INFO lines only to a terminal or a log file (punct.bin.common.log_level);
+# the tests read them from captured output, in this process and in the ones they start
+os.environ.setdefault("PUNCT_LOG_LEVEL", "INFO")
+
 
 @pytest.fixture(scope="session")
 def repo_root() -> Path:

@@ -16,6 +16,7 @@ import argparse
 import logging
 import os
 import shlex
+import stat
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -25,13 +26,47 @@ from punct.errors import PunctError
 LOG_FORMAT = "%(asctime)s %(levelname)s %(filename)s:%(lineno)d %(message)s"
 
 
-def setup_logging(verbose: bool = False) -> None:
-    """Log with time, level and file:line to stderr."""
+#: overrides the default level of ``setup_logging`` (``debug``, ``info``, ``warning``, ``error``)
+LOG_LEVEL_ENV = "PUNCT_LOG_LEVEL"
+
+
+def _stderr_keeps_info() -> bool:
+    """True when stderr is a terminal or a regular file (a job's log file): there the INFO
+    lines are read; on a pipe or /dev/null (``echo ... | punct restore -`` in a script) not."""
+    try:
+        if sys.stderr.isatty():
+            return True
+        return stat.S_ISREG(os.fstat(sys.stderr.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError):  # replaced by an object without a file
+        return False
+
+
+def log_level(verbose: bool = False, quiet: bool = False) -> int:
+    """``-v``: DEBUG; ``-q``: ERROR; else $PUNCT_LOG_LEVEL if set, else INFO where stderr
+    keeps it (``_stderr_keeps_info``) and WARNING elsewhere."""
+    if verbose:
+        return logging.DEBUG
+    if quiet:
+        return logging.ERROR
+    name = os.environ.get(LOG_LEVEL_ENV, "").strip().upper()
+    if name in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        return getattr(logging, name)
+    return logging.INFO if _stderr_keeps_info() else logging.WARNING
+
+
+def setup_logging(verbose: bool = False, quiet: bool = False) -> None:
+    """Log with time, level and file:line to stderr, at ``log_level(verbose, quiet)``."""
+    level = log_level(verbose, quiet)
     root = logging.getLogger()
     if not root.handlers:
-        logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
+        logging.basicConfig(level=level, format=LOG_FORMAT, stream=sys.stderr)
     else:
-        root.setLevel(logging.DEBUG if verbose else logging.INFO)
+        root.setLevel(level)
+
+
+def progress_wanted(args: argparse.Namespace) -> bool:
+    """Show a progress bar: stderr is a terminal and ``-q`` was not given."""
+    return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -81,7 +116,7 @@ def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, pro
     """Run ``func(args)``; map errors to one line on stderr and an exit code."""
     for key, value in DEFAULT_ENV.items():
         os.environ.setdefault(key, value)
-    setup_logging(getattr(args, "verbose", False))
+    setup_logging(getattr(args, "verbose", False), getattr(args, "quiet", False))
     name = prog or Path(sys.argv[0]).name
     logging.getLogger("punct").info("%s %s", name, " ".join(shlex.quote(a) for a in sys.argv[1:]))
     try:
@@ -110,5 +145,9 @@ def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, pro
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
-    """The options every entry point has (``-v``)."""
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    """The options every entry point has (``-v``, ``-q``)."""
+    g = parser.add_mutually_exclusive_group()
+    g.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    g.add_argument("-q", "--quiet", action="store_true",
+                   help="log errors only, no progress bar (default: info messages on a terminal or into a log "
+                        f"file, warnings elsewhere; ${LOG_LEVEL_ENV} sets it)")

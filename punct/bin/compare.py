@@ -18,7 +18,7 @@ import json
 import logging
 import sys
 
-from punct.bin.common import ArgumentParser, add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, progress_wanted, require_inputs, run
 from punct.bin.score import add_input_options, add_significance_options
 
 log = logging.getLogger("punct.bin.compare")
@@ -48,9 +48,9 @@ def _main(args: argparse.Namespace) -> int:
 
     ref = read_any(args.ref, args.ref_format, "--ref-format")
     a, _ = aligned_slots(ref, read_hypothesis(args.hyp_a, args.hyp_format, args.ref, "--hyp-format"),
-                         count_dropped=args.count_dropped)
+                         count_dropped=args.count_dropped, progress=progress_wanted(args))
     b, _ = aligned_slots(ref, read_hypothesis(args.hyp_b, args.hyp_format, args.ref, "--hyp-format"),
-                         count_dropped=args.count_dropped)
+                         count_dropped=args.count_dropped, progress=progress_wanted(args))
     try:
         cmp = paired_bootstrap(a, b, args.block_words, args.resamples, args.level, args.seed)
     except PunctError as e:

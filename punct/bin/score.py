@@ -21,7 +21,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, progress_wanted, require_inputs, run
 
 log = logging.getLogger("punct.bin.score")
 
@@ -74,7 +74,7 @@ def _main(args: argparse.Namespace) -> int:
     hyp = read_hypothesis(args.hyp, args.hyp_format, args.ref, "--hyp-format")
     log.info("reference %s: %d utterances, %d words; hypothesis %s: %d utterances, %d words",
              args.ref, len(ref), sum(len(u) for u in ref), args.hyp, len(hyp), sum(len(u) for u in hyp))
-    streams, transfer = aligned_slots(ref, hyp, count_dropped=args.count_dropped)
+    streams, transfer = aligned_slots(ref, hyp, count_dropped=args.count_dropped, progress=progress_wanted(args))
     report = score_streams(streams, transfer)
     if args.resamples is not None:
         from punct.significance import bootstrap_intervals
