@@ -1,7 +1,7 @@
 """Compare two hypotheses' punctuation on the same reference: is A better than B?
 
     punct compare REF HYP_A HYP_B [--resamples N] [--block-words W] [--level L] [--seed S]
-                  [--ref-format F] [--hyp-format F] [--json] [--count-dropped]
+                  [--ref-format F] [--hyp-format F] [--json] [--html FILE] [--count-dropped]
 
 Both hypotheses are scored against REF as ``punct score`` scores them; then the
 slots are cut into blocks of W consecutive words and resampled N times, the
@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_input_options(p, {"hyp_a": "hypothesis A: data directory (e.g. a decode output), file or folder of files",
                           "hyp_b": "hypothesis B, over the same words as A"})
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.add_argument("--html", default=None, metavar="FILE",
+                   help="also write a self-contained HTML report: both systems side by side (punct.report)")
     add_significance_options(p, "--resamples", f"bootstrap resamples (default {sig.RESAMPLES})",
                              default=sig.RESAMPLES)
     add_common(p)
@@ -55,11 +57,38 @@ def _main(args: argparse.Namespace) -> int:
         cmp = paired_bootstrap(a, b, args.block_words, args.resamples, args.level, args.seed)
     except PunctError as e:
         raise PunctError(f"{args.hyp_a} vs {args.hyp_b}: {e}") from None
+    if args.html:
+        _write_html(args, a, b, cmp)
     if args.json:
         sys.stdout.write(json.dumps({"a": args.hyp_a, "b": args.hyp_b, **cmp.to_dict()}, indent=2) + "\n")
     else:
         sys.stdout.write(cmp.format(args.hyp_a, args.hyp_b))
     return 0
+
+
+def _write_html(args: argparse.Namespace, a, b, cmp) -> None:
+    """punct.report.compare_html of the two hypotheses' slots and their comparison."""
+    import shlex
+    from pathlib import Path
+
+    from punct.errors import PunctError
+    from punct.fsutil import atomic_write
+    from punct.score import score_streams
+    from punct.significance import bootstrap_intervals
+
+    import importlib.util
+
+    from punct.report import compare_html
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise PunctError("--html needs matplotlib (pip install matplotlib)")
+    ivs = tuple(bootstrap_intervals(s, args.block_words, args.resamples, args.level, args.seed) for s in (a, b))
+    command = "punct compare " + " ".join(shlex.quote(x) for x in sys.argv[1:])
+    page = compare_html(score_streams(a), score_streams(b), cmp, str(args.hyp_a), str(args.hyp_b), str(args.ref),
+                        ivs, command)
+    with atomic_write(Path(args.html)) as f:
+        f.write(page)
+    log.info("wrote %s", args.html)
 
 
 def main(argv: list[str] | None = None) -> int:

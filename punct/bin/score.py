@@ -9,7 +9,7 @@ Earnings ``.nlp`` file; the format is told from the name or the content unless
 given. When the words differ (ASR output) they are aligned by edit distance and
 the reference marks carried onto the hypothesis words. Prints the score table
 (or JSON) on stdout; with --out-dir writes report.txt, report.json,
-confusion.txt and errors.txt there. With --bootstrap N the report adds
+confusion.txt, errors.txt and report.html (punct.report) there. With --bootstrap N the report adds
 confidence intervals of F1 and SER from N resamples of blocks of words
 (punct.significance); ``punct compare`` tests two hypotheses against each
 other. Never imports torch.
@@ -34,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 epilog="formats: " + ", ".join(["datadir", *format_names()]))
     add_input_options(p, {"hyp": "hypothesis: data directory (e.g. a decode output), file or folder of files"})
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
-    p.add_argument("--out-dir", default=None, help="also write report.txt, report.json, confusion.txt, errors.txt here")
+    p.add_argument("--out-dir", default=None, help="also write report.txt, report.json, confusion.txt, errors.txt "
+                   "and report.html (figures, intervals, errors in context; one self-contained file) here")
     add_significance_options(p, "--bootstrap", "also give confidence intervals of F1 and SER from N bootstrap "
                              "resamples of blocks of words (e.g. 1000; default: none)")
     add_common(p)
@@ -84,9 +85,43 @@ def _main(args: argparse.Namespace) -> int:
         log.warning("the reference has no marks: precision, recall, F1 and SER are undefined")
     if args.out_dir:
         report.write_dir(Path(args.out_dir))
-        log.info("wrote %s/{report.txt,report.json,confusion.txt,errors.txt}", args.out_dir)
+        html_written = write_html(Path(args.out_dir) / "report.html", report, streams, args)
+        log.info("wrote %s/{report.txt,report.json,confusion.txt,errors.txt%s}", args.out_dir,
+                 ",report.html" if html_written else "")
     sys.stdout.write(report.to_json() + "\n" if args.json else report.format_table())
     return 0
+
+
+def write_html(path: Path, report, streams, args: argparse.Namespace) -> bool:
+    """The HTML report (punct.report.score_html) with bootstrap intervals (those of
+    --bootstrap, else the default resampling); False when matplotlib is missing."""
+    import shlex
+
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        log.warning("matplotlib is not installed: no report.html (pip install matplotlib)")
+        return False
+    from punct.fsutil import atomic_write
+    from punct.report import score_html
+    from punct.significance import bootstrap_intervals
+
+    from punct.errors import PunctError
+
+    iv = report.bootstrap
+    if iv is None:
+        try:
+            iv = bootstrap_intervals(streams, args.block_words, RESAMPLES_FOR_HTML, args.level, args.seed)
+        except PunctError as e:  # too few words to resample: the report goes without intervals
+            log.info("report.html without intervals: %s", e)
+    command = "punct score " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    with atomic_write(path) as f:
+        f.write(score_html(report, iv, str(args.ref), str(args.hyp), command))
+    return True
+
+
+#: resamples of the HTML report's intervals when --bootstrap is not given
+RESAMPLES_FOR_HTML = 1000
 
 
 def main(argv: list[str] | None = None) -> int:
