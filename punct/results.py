@@ -804,6 +804,32 @@ def merge_ledger(rows: list[dict[str, Any]], sections: dict[str, list[str]], led
     return all_rows, out_sections, new_ledger
 
 
+#: where the figures of RESULTS.md go, beside it
+FIGURES_DIR = Path("docs") / "figures"
+
+
+def render_figures(rows: list[dict[str, Any]], fig_dir: Path, base: Path) -> list[str]:
+    """Draw the figures of ``rows`` (punct.figures) into ``fig_dir`` and return the Markdown
+    section that shows them (paths relative to ``base``); nothing without matplotlib."""
+    import importlib.util
+    import logging
+
+    if importlib.util.find_spec("matplotlib") is None:
+        logging.getLogger(__name__).warning("matplotlib is not installed: RESULTS.md without its figures")
+        return []
+    from punct.figures import FIGURES, draw_all
+
+    paths = draw_all(rows, fig_dir)
+    if not paths:
+        return []
+    out = ["", "## Figures", "",
+           "Drawn from the rows above by `python -m punct.bin.results` (punct/figures.py); training time is the sum "
+           "of the epochs' times in `train_log.tsv` on the machine that trained (2 cores).", ""]
+    for p in paths:
+        out += [f"![{FIGURES[p.name]}]({p.relative_to(base).as_posix()})", ""]
+    return out
+
+
 def generate(exp_root: Path, out: Path, data_root: Path | None = None, ledger_path: Path | None = None
              ) -> list[dict[str, Any]]:
     """Write OUT (Markdown) from EXP_ROOT's experiments, DATA_ROOT's prepared sets and the
@@ -817,6 +843,7 @@ def generate(exp_root: Path, out: Path, data_root: Path | None = None, ledger_pa
     fresh = collect(exp_root)
     rows, sections, ledger = merge_ledger(fresh, render_sections(exp_root, data_root), load_ledger(ledger_path))
     text = render(rows) + "\n".join(render_ablations(rows) + [x for lines in sections.values() for x in lines])
+    text += "\n".join(render_figures(rows, out.parent / FIGURES_DIR, out.parent))
     with atomic_write(out) as f:
         f.write(text)
     if ledger_path is not None:
