@@ -374,7 +374,7 @@ def _small_dp(a: list[int], b: list[int]) -> list[tuple[str, int, int]]:
 #: at a run's edge, ``the the``, is matched as the DP alone would match it).
 ANCHOR_WORDS = 8
 ANCHOR_MARGIN = 3
-REPEAT_PERIOD = 6
+REPEAT_PERIOD = 16
 
 
 def _rapidfuzz_levenshtein():

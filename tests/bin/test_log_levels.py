@@ -6,11 +6,13 @@ import logging
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from punct.bin.common import log_level
-from conftest import ROOT
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("verbose,quiet,env,want", [
