@@ -57,11 +57,15 @@ def test_json_output(files, capsys):
 
 
 def test_out_dir_writes_the_four_files(files, tmp_path, capsys):
+    import importlib.util
+
     ref, hyp = files
     out = tmp_path / "scoring"
     assert score.main([str(ref), str(hyp), "--out-dir", str(out)]) == 0
     table = capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["confusion.txt", "errors.txt", "report.json", "report.txt"]
+    html = ["report.html"] if importlib.util.find_spec("matplotlib") else []  # the fifth, drawn with matplotlib
+    assert sorted(p.name for p in out.iterdir()) == sorted(["confusion.txt", "errors.txt", "report.json", "report.txt",
+                                                            *html])
     assert (out / "report.txt").read_text() == table
     errors = (out / "errors.txt").read_text().splitlines()
     assert errors[0] == "hyp-000001 0\tCOMMA->O\tso [COMMA->O] we grew revenue did ..."
