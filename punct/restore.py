@@ -38,6 +38,20 @@ An input with no lower-case letter at all (the upper-case output of recognizers
 trained on LibriSpeech, as Kaldi's in Earnings-21) is first written in lower case,
 then given sentence case: its capitals say nothing of where sentences start.
 
+True case. A model with a case head (punct.models.transformer, ``case_head``)
+predicts each word's case class (punct.labels.CASES) at the word's first token;
+``true_case`` spells the words so (MIXED takes the spelling of the checkpoint's
+``mixed_spellings``, seen in training, else a capital first letter), then gives
+sentence starts and the pronoun ``I`` their capital, under the same rules as
+``capitalize`` (lower-case words only; an all-caps input lower-cased first). It is
+what restore does by default with such a model; ``case=False`` turns it off.
+
+Ends of input. The last word of each input (``input_ends``: a text file, a JSON
+transcript, a CTM recording, each speaker's tier of a TextGrid) ends a sentence:
+it takes PERIOD or QUESTION, whichever the model's posteriors there favour, as
+the end of an input is the end of what was said. Long pauses and speaker changes
+inside the input are left to the model (and to ``speaker_breaks``).
+
 Memory. Streams are decoded incrementally (``iter_decode``): at most
 ``window + 1`` token ids of a stream are held at a time, and each window starts
 after the last predicted sentence end of the one before, exactly as
@@ -58,7 +72,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TextIO
 from punct.errors import PunctError
 from punct.fsutil import iter_lines
 from punct.io.sentences import punctuated_line, speaker_of, spelling, split_sentences, word_from_token, attach_marks_only
-from punct.labels import LABELS, PERIOD, SENTENCE_END
+from punct.labels import CAP, CASES, LABELS, LOWER, MIXED, PERIOD, SENTENCE_END, apply_case
 from punct.words import Utterance, Word, is_nonspeech
 
 if TYPE_CHECKING:
@@ -178,7 +192,7 @@ def _in_recordings(utts: list[Utterance], segments: Path) -> list[Utterance]:
 # ----------------------------------------------------------------------------- decoding
 
 def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int = 32,
-                with_feats: bool = False, probs: bool = False) -> Iterator[tuple]:
+                with_feats: bool = False, probs: bool = False, cases: bool = False) -> Iterator[tuple]:
     """Decode streams of token ids given as iterables; yield ``(stream index, label ids)``
     as windows are accepted, in stream order within each stream.
 
@@ -188,6 +202,8 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
     ``with_feats``: the sources yield ``(id, feature row)`` pairs (a model with
     per-word features, punct.engine.inputs.FeatureInputs), windowed together.
     ``probs``: yield ``(stream index, label ids, posteriors [k, len(LABELS)])`` instead.
+    ``cases`` (a model with a case head): yield ``(stream index, label ids, posteriors or None,
+    case class ids)``.
     """
     import numpy as np
 
@@ -218,13 +234,18 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
         if with_feats:
             feats = [np.stack([row for _, row in w]) for w in wins]
             wins = [[t for t, _ in w] for w in wins]
-        preds, post = run_streams(model, wins, window=window, batch_size=batch_size, feats=feats, probs=probs)
+        preds, post = run_streams(model, wins, window=window, batch_size=batch_size, feats=feats,
+                                  probs=probs or cases, case=cases)
         still = []
         for j, (i, p) in enumerate(zip(active, preds)):
             at_end = exhausted[i] and len(bufs[i]) <= window
             k = accept_count(p, at_end)
             del bufs[i][:k]
-            yield (i, p[:k], post[j][:k]) if probs else (i, p[:k])
+            if cases:
+                rows = post[j][:k]
+                yield i, p[:k], rows[:, :len(LABELS)] if probs else None, rows[:, len(LABELS):].argmax(-1).tolist()
+            else:
+                yield (i, p[:k], post[j][:k]) if probs else (i, p[:k])
             if bufs[i] or not exhausted[i]:
                 still.append(i)
         active = still
@@ -233,13 +254,16 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
 class Restorer:
     """A loaded model and how to feed it: ``Restorer.load(path).restore(utts)``."""
 
-    def __init__(self, model, vocab, window: int = 200, batch_size: int = 32):
+    def __init__(self, model, vocab, window: int = 200, batch_size: int = 32, mixed: dict[str, str] | None = None):
         if window < 2 or batch_size < 1:
             raise ValueError(f"window must be at least 2 words and batch_size at least 1, got {window} and {batch_size}")
         self.model = model
         self.vocab = vocab
         self.window = window
         self.batch_size = batch_size
+        #: the model predicts each word's case class (a case head); ``mixed``: its spellings of MIXED
+        self.has_case = bool(getattr(model, "case_head", False))
+        self.mixed = dict(mixed or {})
         self._cache: dict[str, tuple[list[str], list[int]]] = {}
         inputs = getattr(model, "punct_inputs", None)
         self.inputs = inputs if getattr(inputs, "columns", None) else None  # a model with per-word features
@@ -258,7 +282,8 @@ class Restorer:
         model, vocab, ck = load_model(path)
         tc = ck.get("train_config", {}) or {}
         return cls(model, vocab, window=decode_window_of(tc) if window is None else window,
-                   batch_size=min(int(tc.get("batch_size", 32)), 64) if batch_size is None else batch_size)
+                   batch_size=min(int(tc.get("batch_size", 32)), 64) if batch_size is None else batch_size,
+                   mixed=ck.get("mixed_spellings"))
 
     def model_tokens(self, w: Word) -> list[str]:
         """The model's tokens of one input word (see the module docstring)."""
@@ -288,23 +313,35 @@ class Restorer:
         return hit
 
     def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
-                copy: bool = True) -> list[Utterance]:
+                copy: bool = True, end_sentence: bool = True, case: bool = False) -> list[Utterance]:
         """Copies of ``utts`` whose words carry the predicted labels (see the module docstring);
-        ``copy=False`` sets the labels of ``utts`` themselves (and returns them), saving memory."""
+        ``copy=False`` sets the labels of ``utts`` themselves (and returns them), saving memory.
+        ``end_sentence``: the last word of each input ends a sentence (``input_ends``);
+        ``case``: with a case head, the words are spelled in their predicted case (``true_case``)."""
         out, streams = _output_streams(utts, copy, speaker_breaks)
-        self._run(streams, out, progress)
+        ends = input_ends(out) if end_sentence else []
+        probs, cases = self._run(streams, out, progress, keep={id(w) for w in ends}, cases=case and self.has_case)
         if speaker_breaks:
             end_turns(streams)
+        end_inputs(ends, probs)
+        if case and self.has_case:
+            log.info("true case: %d words spelled anew", true_case(streams, cases, self.mixed))
         return out
 
     def word_posteriors(self, streams: list[list[Word]], utts: Sequence[Utterance], progress: bool = False) -> dict:
         """{id(word): posteriors [len(LABELS)] of the mark after it} for every word of ``streams``
         (``stream_words`` of ``utts``): the posteriors of the word's last token. Sets the labels too."""
-        return self._run(streams, utts, progress, probs=True)
+        return self._run(streams, utts, progress, probs=True)[0]
 
-    def _run(self, streams: list[list[Word]], out: Sequence[Utterance], progress: bool, probs: bool = False) -> dict:
+    def _run(self, streams: list[list[Word]], out: Sequence[Utterance], progress: bool, probs: bool = False,
+             keep: set[int] | frozenset[int] = frozenset(), cases: bool = False) -> tuple[dict, dict]:
+        """Label the words of ``streams``; returns ({id(word): posteriors} of every word with
+        ``probs``, else of the words in ``keep``; {id(word): case class} with ``cases``: the class
+        predicted at the word's first token)."""
         pending: list[deque[tuple[Word, int]]] = [deque() for _ in streams]
         word_probs: dict = {}
+        word_cases: dict = {}
+        want_probs = probs or bool(keep)
         rows = self._pause_rows(out) if self.inputs is not None else None
 
         def source(si: int) -> Iterator:
@@ -324,20 +361,26 @@ class Restorer:
             bar = tqdm(total=n_words, unit="word", desc="restore", leave=False)
         t0 = time.monotonic()
         carry = [0] * len(streams)  # token labels of the current word still to come
+        first_case = [0] * len(streams)  # case class at the current word's first token
         for item in iter_decode(self.model, [source(i) for i in range(len(streams))], self.window, self.batch_size,
-                                with_feats=rows is not None, probs=probs):
+                                with_feats=rows is not None, probs=want_probs, cases=cases):
             si, labels = item[0], item[1]
+            case_ids = item[3] if cases else None
             q = pending[si]
             done = 0
             for j, lab in enumerate(labels):
                 if carry[si] == 0:
                     carry[si] = q[0][1]
+                    if case_ids is not None:
+                        first_case[si] = case_ids[j]
                 carry[si] -= 1
                 if carry[si] == 0:
                     w, _ = q.popleft()
                     w.label = LABELS[lab]
-                    if probs:
+                    if probs or id(w) in keep:
                         word_probs[id(w)] = item[2][j]
+                    if cases:
+                        word_cases[id(w)] = CASES[first_case[si]]
                     done += 1
             if bar is not None:
                 bar.update(done)
@@ -345,7 +388,7 @@ class Restorer:
             bar.close()
         dt = time.monotonic() - t0
         log.info("restored %d words in %d streams in %.1f s (%.0f words/s)", n_words, len(streams), dt, n_words / max(dt, 1e-9))
-        return word_probs
+        return word_probs, word_cases
 
 
     def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, "np.ndarray"]:
@@ -436,6 +479,67 @@ def capitalize(streams: list[list[Word]]) -> int:
     return changed
 
 
+def true_case(streams: list[list[Word]], cases: dict, mixed: dict[str, str] | None = None) -> int:
+    """Spell the words of ``streams`` in the case class a case head predicted for each
+    (``cases``: {id(word): class}; MIXED takes the spelling of ``mixed``, lower-case form ->
+    spelling, else a capital first letter), then sentence case on top: the first word of a
+    stream and every word after a sentence end begin with a capital, and the pronoun ``i``
+    (``i'm`` ...) is ``I``. As ``capitalize``: only words spelled all in lower case change,
+    after an all-caps input is lower-cased. Returns the number of words spelled anew."""
+    lower = all_caps(streams)
+    if lower:
+        log.info("true case: the input is all upper case, so it is lower-cased first")
+    changed = 0
+    for stream in streams:
+        start = True
+        for w in stream:
+            before = spelling(w)
+            s = before.lower() if lower else before
+            if s == s.lower() and any(c.isalpha() for c in s):
+                c = cases.get(id(w), LOWER)
+                if c == MIXED:
+                    s = (mixed or {}).get(s) or apply_case(s, CAP)
+                elif c != LOWER:
+                    s = apply_case(s, c)
+                if s.lower() in _PRONOUN_I:
+                    s = _capital(s.lower())
+                elif start and s[:1].isalpha() and s == s.lower():
+                    s = _capital(s)
+            if s != before:
+                w.written = s
+                changed += 1
+            start = w.label in SENTENCE_END
+    return changed
+
+
+def input_ends(utts: Sequence[Utterance]) -> list[Word]:
+    """The words that end an input: the last word (not a non-speech token) of each speaker in
+    each recording and channel (an utterance without a recording is one of its own): the end of
+    a text file, of a JSON transcript, of a CTM recording, of each speaker's tier of a TextGrid.
+    A speaker change inside an input is not an end (``--speaker-breaks`` handles those)."""
+    last: dict[tuple, Word] = {}
+    for u in utts:
+        key = (u.recording if u.recording is not None else ("", u.id), u.channel, u.speaker)
+        for w in reversed(u.words):
+            if not is_nonspeech(w):
+                last[key] = w
+                break
+    return list(last.values())
+
+
+def end_inputs(ends: Sequence[Word], probs: dict, bias=None) -> None:
+    """Give each word of ``ends`` (``input_ends``) the sentence end its posteriors (``probs``:
+    {id(word): posteriors}) favour, PERIOD or QUESTION (punct.engine.decode.sentence_end_label):
+    the end of an input is the end of what was said."""
+    if not ends:
+        return
+    from punct.engine.decode import sentence_end_label
+
+    for w in ends:
+        p = probs.get(id(w))
+        w.label = PERIOD if p is None else sentence_end_label(p, bias)
+
+
 def end_turns(streams: list[list[Word]]) -> None:
     """With speaker breaks: every stream (a speaker's turn) ends a sentence."""
     for s in streams:
@@ -462,9 +566,14 @@ class EnsembleRestorer:
              window: int | None = None, batch_size: int | None = None, bias=None) -> "EnsembleRestorer":
         return cls([Restorer.load(p, window=window, batch_size=batch_size) for p in model_paths], weights, bias)
 
+    @property
+    def has_case(self) -> bool:
+        """An ensemble predicts no case (its members' case heads are not combined)."""
+        return False
+
     def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
-                copy: bool = True) -> list[Utterance]:
-        """As ``Restorer.restore``, with the mean of the members' posteriors."""
+                copy: bool = True, end_sentence: bool = True, case: bool = False) -> list[Utterance]:
+        """As ``Restorer.restore``, with the mean of the members' posteriors (and no case)."""
         out, streams = _output_streams(utts, copy, speaker_breaks)
         total: dict = {}
         for r, wt in zip(self.members, self.weights):
@@ -480,6 +589,8 @@ class EnsembleRestorer:
                 w.label = LABELS[int(i)]
         if speaker_breaks:
             end_turns(streams)
+        if end_sentence:
+            end_inputs(input_ends(out), total, self.bias)
         return out
 
 
@@ -652,11 +763,14 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
                  input_format: str | None = None, output_format_name: str | None = None, speaker_breaks: bool = False,
                  window: int | None = None, batch_size: int | None = None, segments: str | Path | None = None,
                  stdout: TextIO | None = None, weights: Sequence[float] | None = None,
-                 bias=None, capitalize_words: bool = False) -> list[Utterance]:
+                 bias=None, capitalize_words: bool = False, end_sentence: bool = True,
+                 case: bool = True) -> list[Utterance]:
     """Read ``input_path``, punctuate it with ``model`` (default model when None; a list of
     several model files restores with their ensemble, ``weights`` for its mean), with the
-    decision ``bias`` if given, in sentence case if ``capitalize_words`` (``capitalize``),
-    write ``output`` (stdout when None); returns the punctuated utterances."""
+    decision ``bias`` if given, the last word of each input ending a sentence if ``end_sentence``
+    (``input_ends``), write ``output`` (stdout when None); returns the punctuated utterances.
+    Spelling: in true case (``true_case``) if ``case`` and the model has a case head, else in
+    sentence case if ``capitalize_words`` (``capitalize``), else as the input spelled it."""
     fmt_out = output_format(output, output_format_name)
     paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
     utts = read_input(input_path, input_format, segments=segments)
@@ -667,8 +781,10 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
         restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size, bias=bias)
     else:
         restorer = Restorer.load(paths[0], window=window, batch_size=batch_size)
-    hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False)
-    if capitalize_words:
+    use_case = case and restorer.has_case
+    hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False, end_sentence=end_sentence,
+                           case=use_case)
+    if capitalize_words and not use_case:
         log.info("sentence case: %d words spelled anew", capitalize(stream_words(hyp, speaker_breaks)))
     if out_dir is not None:
         paths = write_per_recording(hyp, out_dir, fmt_out)

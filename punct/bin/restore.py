@@ -60,9 +60,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--speaker-breaks", action="store_true",
                    help="a change of speaker within an utterance ends the sentence (and splits the decoding stream)")
     p.add_argument("--capitalize", action="store_true",
-                   help="sentence case for lower-case input: a capital letter to begin each sentence and "
-                        "for the pronoun i (words spelled with any capital stay as written; an input with no "
-                        "lower-case letter at all, as upper-case recognizers write, is lower-cased first)")
+                   help="sentence case for lower-case input, with a model without a case head (or with "
+                        "--no-case): a capital letter to begin each sentence and for the pronoun i (words spelled "
+                        "with any capital stay as written; an input with no lower-case letter at all, as upper-case "
+                        "recognizers write, is lower-cased first)")
+    p.add_argument("--no-case", dest="case", action="store_false",
+                   help="with a model that has a case head, keep the input's spelling (or sentence case with "
+                        "--capitalize) instead of true case: by default such a model spells each lower-case word "
+                        "as it predicts (Capitalized, ALL CAPS, or a mixed spelling seen in training: iPhone), "
+                        "with a capital to begin each sentence and for I")
+    p.add_argument("--no-end-sentence", dest="end_sentence", action="store_false",
+                   help="do not end the input with a sentence: by default the last word of each input (a text, "
+                        "a JSON transcript, each recording of a CTM, each speaker of a TextGrid) takes a period "
+                        "or a question mark, whichever the model favours there")
     p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: the model's training slice)")
     p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (several streams)")
     p.add_argument("--threads", type=at_least(1), default=1,
@@ -115,7 +125,7 @@ def _main(args: argparse.Namespace) -> int:
     restore_file(args.input, args.output, model=args.model, input_format=args.input_format,
                  output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
                  batch_size=args.batch_size, segments=args.segments, weights=args.weights, bias=args.bias,
-                 capitalize_words=args.capitalize)
+                 capitalize_words=args.capitalize, end_sentence=args.end_sentence, case=args.case)
     return 0
 
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Sequence
 import torch
 
 from punct.errors import PunctError
-from punct.labels import CASES, LABELS, MARK_LABELS, SENTENCE_END, label_id, mark_of
+from punct.labels import CASES, LABELS, MARK_LABELS, PERIOD, QUESTION, SENTENCE_END, label_id, mark_of
 from punct.words import Utterance, Word
 
 if TYPE_CHECKING:
@@ -286,6 +286,18 @@ def class_bias(bias, source: str | Path | None = None, what: str = ""):
     if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) for x in values):
         raise PunctError(f"{prefix}bias values must be finite numbers, got {values}", source)
     return np.array([0.0] + [float(x) for x in values])
+
+
+def sentence_end_label(probs, bias=None) -> str:
+    """PERIOD or QUESTION, whichever of the two has the higher log posterior plus ``bias``
+    (``class_bias``) in ``probs`` [len(LABELS)]: the mark that ends an input, where a sentence
+    ends whatever the model's argmax (ties go to PERIOD)."""
+    import numpy as np
+
+    p = np.log(np.maximum(np.asarray(probs, dtype=np.float64), 1e-30))
+    b = class_bias(None) if bias is None else np.asarray(bias, dtype=np.float64)
+    q, d = label_id(QUESTION), label_id(PERIOD)
+    return QUESTION if p[q] + b[q] > p[d] + b[d] else PERIOD
 
 
 def biased_labels(probs, bias=None):
