@@ -196,6 +196,32 @@ def _utterances(path: Path, tables: dict[str, list[tuple[str, list[str], int]]])
     return utts
 
 
+def mixed_spellings(path: str | Path, min_count: int = 2) -> dict[str, str]:
+    """{lower-case word: its most frequent MIXED spelling (punct.labels.case_of: ``iPhone``,
+    ``McDonald``)} in the ``written`` file of data directory ``path``, for the spellings seen at
+    least ``min_count`` times (ties: the first in byte order); {} without a ``written`` file.
+    What a case head's MIXED class is spelled as (punct.restore.true_case)."""
+    from collections import Counter
+
+    from punct.labels import MIXED, case_of
+    from punct.tables import iter_table
+
+    f = Path(path) / "written"
+    if not f.is_file():
+        return {}
+    counts: Counter[str] = Counter()
+    for _, _, value in iter_table(f):
+        for sp in value.split():
+            if case_of(sp) == MIXED:
+                counts[sp] += 1
+    best: dict[str, tuple[int, str]] = {}
+    for sp, n in sorted(counts.items()):
+        low = sp.lower()
+        if n >= min_count and (low not in best or n > best[low][0]):
+            best[low] = (n, sp)
+    return {low: sp for low, (_, sp) in sorted(best.items())}
+
+
 def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
     """Check a data directory (sorting, keys, labels, counts); return the number of words."""
     path = Path(path)

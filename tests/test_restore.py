@@ -104,7 +104,7 @@ def test_words_to_model_tokens_and_labels_of_last_token():
     r = Restorer(MarkAfter(vocab.id("do"), vocab.id("n't")), vocab, window=8)
     ws = [Word("don't", written="DON'T"), Word("stop"), Word("<unk>"), Word("it's"), Word("do")]
     assert [r.model_tokens(w) for w in ws] == [["do", "n't"], ["stop"], ["<unk>"], ["it", "'s"], ["do"]]
-    (out,) = r.restore([Utterance("u", ws)])
+    (out,) = r.restore([Utterance("u", ws)], end_sentence=False)
     assert [w.label for w in out.words] == ["PERIOD", "O", "O", "O", "COMMA"]
     assert [punctuated(w) for w in out.words] == ["DON'T.", "stop", "<unk>", "it's", "do,"]
     assert ws[0].label == "O"  # the input is not changed
@@ -119,7 +119,9 @@ def test_streams_keep_speakers_apart():
     assert [[w.text for w in s] for s in stream_words([lone], speaker_breaks=True)] == [["p", "q"], ["s"]]
     vocab = Vocabulary.build([["p", "q", "s"]], min_count=1)
     r = Restorer(MarkAfter(-1, -1), vocab, window=8)  # predicts O everywhere
-    assert [w.label for w in r.restore([lone])[0].words] == ["O", "O", "O"]
+    assert [w.label for w in r.restore([lone], end_sentence=False)[0].words] == ["O", "O", "O"]
+    # the end of the input ends a sentence; a speaker change inside it only with speaker_breaks
+    assert [w.label for w in r.restore([lone])[0].words] == ["O", "O", "PERIOD"]
     assert [w.label for w in r.restore([lone], speaker_breaks=True)[0].words] == ["O", "PERIOD", "PERIOD"]
 
 
@@ -210,7 +212,7 @@ def test_end_to_end_ctm_to_every_format(tiny, tmp_path):
     src = tmp_path / "call.ctm"
     src.write_text(CTM)
     (inp,) = read_input(src)
-    hyp = restore_file(src, tmp_path / "out.ctm", model=model_path)
+    hyp = restore_file(src, tmp_path / "out.ctm", model=model_path, end_sentence=False)
     labels = [w.label for w in hyp[0].words]
     assert len(set(labels)) >= 2
     # the same labels as decoding the whole stream of model tokens at once
@@ -223,7 +225,7 @@ def test_end_to_end_ctm_to_every_format(tiny, tmp_path):
     assert [punctuated(w) for w in out_ctm.words] == [punctuated(w) for w in hyp[0].words]
     assert out_ctm.words[0].written == "GOOD" and out_ctm.words[0].start == 0.0 and out_ctm.words[1].conf == 0.9
     for ext in (".srt", ".vtt", ".TextGrid", ".json", ".txt"):
-        restore_file(src, tmp_path / f"out{ext}", model=model_path)
+        restore_file(src, tmp_path / f"out{ext}", model=model_path, end_sentence=False)
         assert (tmp_path / f"out{ext}").stat().st_size > 0
     for ext in (".TextGrid", ".json"):
         back = read_input(tmp_path / f"out{ext}")[0]
@@ -355,7 +357,8 @@ def test_pause_model_on_words_without_times_never_fails(tmp_path):
     make_pause_model(tmp_path / "pause.pt")
     (tmp_path / "t.txt").write_text("good morning and welcome to the call\n")
     hyp = restore_file(tmp_path / "t.txt", tmp_path / "out.txt", model=tmp_path / "pause.pt")
-    assert [w.label for w in hyp[0].words] == ["O"] * 7  # no evidence: the acoustic model puts no boundary
+    # no evidence: the acoustic model puts no boundary, but the end of the input ends a sentence
+    assert [w.label for w in hyp[0].words][:6] == ["O"] * 6 and hyp[0].words[6].label in ("PERIOD", "QUESTION")
 
 
 def test_a_model_that_needs_audio_features_is_refused(tmp_path):
@@ -503,3 +506,66 @@ def test_capitalize_option_of_the_command(tiny, tmp_path, capsys):
     ends = [k + 1 for k, p in enumerate(plain[:-1]) if p.endswith((".", "?"))]
     assert all(cap[k][0].isupper() for k in ends)
     assert not any(c[0].isupper() for k, c in enumerate(cap) if k and k not in ends and c.rstrip(",.?") != "I")
+
+
+class EndModel(torch.nn.Module):
+    """O after every word, QUESTION before PERIOD after word id `q`, PERIOD before QUESTION elsewhere."""
+
+    def __init__(self, q):
+        super().__init__()
+        self.q = q
+
+    def forward(self, ids, mask, feats=None):
+        logits = torch.zeros(*ids.shape, len(LABELS))
+        logits[..., label_id("O")] = 5.0
+        logits[..., label_id("QUESTION")] = (ids == self.q).float() * 2 - 1
+        return logits
+
+
+@pytest.mark.parametrize("fmt, ext", [("text", ".txt"), ("ctm", ".ctm"), ("json", ".json"), ("textgrid", ".TextGrid")])
+def test_the_end_of_every_input_ends_a_sentence(tmp_path, fmt, ext):
+    """The last word of a text, a JSON transcript, each CTM recording and each TextGrid speaker takes
+    PERIOD or QUESTION (as the posteriors there favour), the other words keep the model's O."""
+    vocab = Vocabulary.build([["so", "what", "is", "next", "thank", "you"]], min_count=1)
+    r = Restorer(EndModel(vocab.id("next")), vocab, window=4)
+
+    def utt(uid, text, rec, spk=None, t0=0.0):
+        return Utterance(uid, [Word(x, start=t0 + k, end=t0 + k + 0.5) for k, x in enumerate(text.split())],
+                         recording=rec, speaker=spk)
+
+    if fmt == "ctm":  # two recordings
+        utts = [utt("a", "so what is next", "a"), utt("b", "thank you so what", "b")]
+    elif fmt == "textgrid":  # two speakers' tiers of one recording
+        utts = [utt("r-A", "so what is next", "r", "A"), utt("r-B", "thank you so what", "r", "B", 0.2)]
+    else:
+        utts = [utt("r", "thank you so what is next", "r")]
+    src = tmp_path / f"in{ext}"
+    write_output(utts, src, fmt)
+    inp = read_input(src)
+    out = r.restore(inp)
+    got = {tuple(w.text for w in u.words): [w.label for w in u.words] for u in out}
+    want = {tuple(u.texts): ["O"] * (len(u) - 1) + ["QUESTION" if u.words[-1].text == "next" else "PERIOD"]
+            for u in utts}
+    assert got == want
+    assert all(lab == "O" for u in r.restore(inp, end_sentence=False) for lab in u.labels)
+
+
+def test_the_end_of_input_in_an_ensemble_and_the_command(tiny, tmp_path, monkeypatch, capsys):
+    from punct.bin.restore import main
+    from punct.restore import EnsembleRestorer
+
+    model_path, model, vocab = tiny
+    inp = [Utterance("u", [Word(x) for x in "we grew revenue so what is next thank you".split()])]
+    for r in (EnsembleRestorer([Restorer(model, vocab, window=16)] * 2), Restorer(model, vocab, window=16)):
+        assert r.restore(inp)[0].words[-1].label in ("PERIOD", "QUESTION")
+    eb = EnsembleRestorer([Restorer(EndModel(vocab.id("what")), vocab, window=4)], bias=[0, 0, 0])
+    assert eb.restore(inp)[0].words[-1].label == "PERIOD"
+    eq = EnsembleRestorer([Restorer(EndModel(vocab.id("what")), vocab, window=4)], bias=[0, 0, 2.5])
+    assert eq.restore(inp)[0].words[-1].label == "QUESTION"  # the bias moves the choice between the two
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"what is next\n")))
+    assert main(["-", "--model", str(model_path)]) == 0
+    assert capsys.readouterr().out.rstrip()[-1] in ".?"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"what is next\n")))
+    assert main(["-", "--model", str(model_path), "--no-end-sentence"]) == 0
+    out = capsys.readouterr().out
+    assert out.split()[:3] == [x.rstrip(",.?") for x in out.split()][:2] + [out.split()[2]]

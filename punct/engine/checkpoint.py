@@ -6,7 +6,8 @@ the training position and the RNG state. Keys: ``model``, ``model_args``,
 (the featurizer's state, punct.engine.inputs; absent in older files, which
 read word ids), ``labels``, ``state_dict``, ``train_config``; a two-stage model
 (punct.models.twostage) adds ``stage1_train_config`` and holds its stage one in
-``model_args["stage1"]`` and the ``stage1.*`` weights. Both load with ``weights_only=True``
+``model_args["stage1"]`` and the ``stage1.*`` weights; a model with a case head adds
+``mixed_spellings`` (punct.datadir.mixed_spellings of its training set). Both load with ``weights_only=True``
 (plain tensors, dicts, lists and numbers; no pickled objects).
 """
 from __future__ import annotations

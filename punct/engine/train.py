@@ -668,6 +668,12 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     start.warm = None  # its weights are in the model now
     payload_extra = {"inputs": inputs.state(),
                      "vocab": inputs.vocab.to_list() if isinstance(inputs, WordInputs) else []}
+    if model_args.get("case_head"):  # how restore spells the case head's MIXED class (punct.restore.true_case)
+        from punct.datadir import mixed_spellings
+
+        payload_extra["mixed_spellings"] = mixed_spellings(train_dir)
+        log.info("case head: %d mixed spellings seen at least twice in %s", len(payload_extra["mixed_spellings"]),
+                 Path(train_dir) / "written")
     if kind.second_stage:
         payload_extra["stage1_train_config"] = (start.stage1.get("train_config", {}) if start.stage1 is not None
                                                 else start.resumed.get("stage1_train_config", {}))
