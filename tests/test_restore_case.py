@@ -1,0 +1,107 @@
+"""True case in punct restore from a model with a case head (a tiny random MPNet tagger whose
+heads are made deterministic by their biases), and the mixed spellings kept at training time."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+import torch
+
+from punct.labels import CASES, LABELS
+
+_spec = importlib.util.spec_from_file_location("_test_encoders", Path(__file__).parent / "models" / "test_encoders.py")
+_enc = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_enc)
+
+
+@pytest.fixture
+def case_model(tmp_path, monkeypatch):
+    """save(case, end=...) writes a checkpoint whose case head predicts `case` for every word and
+    whose mark head predicts O (PERIOD, or QUESTION with end="QUESTION", at the end of the input)."""
+    from punct.engine import checkpoint
+    from punct.engine.inputs import PieceInputs
+    from punct.models import build_model, resolved_model_args
+
+    monkeypatch.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(_enc.tiny_mpnet_dir(tmp_path / "mpnet")))
+    inputs = PieceInputs("all-mpnet-base-v2")
+    args = resolved_model_args("transformer_tagger", {"encoder": "all-mpnet-base-v2", "max_length": 16, "overlap": 4,
+                                                      "pretrained": False, "case_head": True, "dropout": 0.0})
+
+    def save(case, end="PERIOD", mixed=None, marks=None):
+        torch.manual_seed(0)
+        m = build_model("transformer_tagger", args, inputs.input_size)
+        with torch.no_grad():
+            for head, classes, want in ((m.out, LABELS, "O"), (m.case_out, CASES, case)):
+                head.weight.zero_()
+                head.bias.fill_(0.0)
+                head.bias[classes.index(want)] = 5.0
+            m.out.bias[LABELS.index(end)] = 1.0
+            for lab, b in (marks or {}).items():
+                m.out.bias[LABELS.index(lab)] = b
+        path = tmp_path / f"{case}-{end}.pt"
+        checkpoint.save(path, {"model": "transformer_tagger", "model_args": args, "vocab": [],
+                               "inputs": inputs.state(), "labels": list(LABELS), "state_dict": m.state_dict(),
+                               "train_config": {"slice_length": 16, "batch_size": 4},
+                               "mixed_spellings": mixed or {}})
+        return path
+
+    return save
+
+
+def _restore(tmp_path, model, text, **kw):
+    from punct.restore import restore_file
+
+    src = tmp_path / "in.txt"
+    src.write_text(text + "\n")
+    out = tmp_path / "out.txt"
+    restore_file(src, out, model=model, **kw)
+    return out.read_text().split()
+
+
+def test_lower_case_keeps_words_lower_but_sentence_starts_and_i(case_model, tmp_path):
+    m = case_model("LOWER", marks={"PERIOD": 5.5})  # a sentence end after every word
+    got = _restore(tmp_path, m, "i think so i'm sure")
+    assert got == ["I.", "Think.", "So.", "I'm.", "Sure."]
+    m = case_model("LOWER")
+    assert _restore(tmp_path, m, "the cat sat i'll see i've i'd said") == \
+        ["The", "cat", "sat", "I'll", "see", "I've", "I'd", "said."]
+
+
+def test_cap_upper_and_mixed_classes(case_model, tmp_path):
+    assert _restore(tmp_path, case_model("CAP"), "the cat sat in paris") == ["The", "Cat", "Sat", "In", "Paris."]
+    assert _restore(tmp_path, case_model("UPPER", end="QUESTION"), "what is ibm i") == \
+        ["WHAT", "IS", "IBM", "I?"]  # "i" is always "I", even predicted ALL CAPS
+    m = case_model("MIXED", mixed={"iphone": "iPhone", "mcdonald": "McDonald"})
+    # a mixed spelling seen in training, else a capital first letter
+    assert _restore(tmp_path, m, "my iphone at mcdonald") == ["My", "iPhone", "At", "McDonald."]
+
+
+def test_all_caps_input_is_lowered_first_and_cased_input_kept(case_model, tmp_path):
+    m = case_model("LOWER")
+    assert _restore(tmp_path, m, "THE CAT SAT I THINK") == ["The", "cat", "sat", "I", "think."]
+    # words with a capital keep the input's spelling; lower-case ones take the prediction
+    assert _restore(tmp_path, case_model("UPPER"), "the Cat sat") == ["THE", "Cat", "SAT."]
+
+
+def test_case_off_and_models_without_a_case_head(case_model, tmp_path):
+    m = case_model("UPPER")
+    assert _restore(tmp_path, m, "the cat sat i think", case=False) == ["the", "cat", "sat", "i", "think."]
+    assert _restore(tmp_path, m, "the cat sat i think", case=False, capitalize_words=True) == \
+        ["The", "cat", "sat", "I", "think."]
+    from punct.bin.restore import main
+
+    (tmp_path / "in2.txt").write_text("the cat sat\n")
+    assert main([str(tmp_path / "in2.txt"), "--model", str(m), "-o", str(tmp_path / "o.txt")]) == 0
+    assert (tmp_path / "o.txt").read_text().split() == ["THE", "CAT", "SAT."]
+    assert main([str(tmp_path / "in2.txt"), "--model", str(m), "--no-case", "-o", str(tmp_path / "o.txt")]) == 0
+    assert (tmp_path / "o.txt").read_text().split() == ["the", "cat", "sat."]
+
+
+def test_mixed_spellings_of_a_written_file(tmp_path):
+    from punct.datadir import mixed_spellings
+
+    assert mixed_spellings(tmp_path) == {}
+    (tmp_path / "written").write_text("a iPhone McDonald the IPhone iPhone\n"
+                                      "b McDonald iPod Mcdonald McDONALD McDONALD McDONALD IBM Paris\n")
+    # most frequent mixed spelling of each word, seen at least twice; CAP and UPPER are no mixed spellings
+    assert mixed_spellings(tmp_path) == {"iphone": "iPhone", "mcdonald": "McDONALD"}
+    assert mixed_spellings(tmp_path, min_count=1) == {"iphone": "iPhone", "ipod": "iPod", "mcdonald": "McDONALD"}
