@@ -25,6 +25,23 @@ Metrics, in percent, over the slots (one slot per word: the mark after it):
 - for ASR hypotheses, the word error rate and what happened to the reference
   marks in the transfer (punct.transfer.TransferStats).
 
+Case (when both sides are cased: each holds a capital letter and a small letter
+somewhere, so neither lower-case text nor the all-caps output of a LibriSpeech
+recognizer is scored for case): every word has a case class (punct.labels.case_of of
+its spelling: LOWER, CAP, UPPER, MIXED), and LOWER is the "no event" class as O is
+for marks. On the same word alignment as the marks, an aligned pair of words
+(matched or substituted) compares the two classes; a deleted reference word counts
+as predicted LOWER (a miss of its class, if any), an inserted hypothesis word as a
+reference LOWER (a false alarm of its class, if any); where clitic joining pairs one
+word with two, the second takes LOWER. Per class (CAP, UPPER, MIXED) and overall
+(micro over the three), P/R/F1 as for marks, and a confusion matrix.
+
+Marks and case together ("mark+case"): an event is a word with a mark after it or a
+case class other than LOWER; a word is right when both its mark and its case class
+are those of the reference. tp = reference events that are right, fp = hypothesis
+events that are not, fn = reference events that are not (a deleted reference word
+with a case counts as a miss); F1 = 2tp / (2tp + fp + fn).
+
 Non-speech tokens (punct.words.is_nonspeech: ``[noise]``, ``<sil>``) are no slots
 and no words of the word error rate on either side.
 
@@ -42,8 +59,8 @@ from typing import Any, Callable, Sequence
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
-from punct.labels import LABELS, MARK_LABELS, O, SENTENCE_END, is_label, stronger
-from punct.transfer import TransferStats, exact_word_errors, normalize_word, transfer_marks_lost
+from punct.labels import CASES, LABELS, LOWER, MARK_LABELS, O, SENTENCE_END, case_of, is_label, stronger
+from punct.transfer import DEL, TransferStats, align, exact_word_errors, normalize_word, transfer_marks_lost
 from punct.words import Utterance, Word, is_nonspeech
 
 log = logging.getLogger(__name__)
@@ -117,6 +134,29 @@ class ScoreReport:
     transfer: TransferStats | None = None
     #: bootstrap intervals (punct.significance.Intervals), when asked for
     bootstrap: Any = None
+    #: case classes, rows reference, columns hypothesis (punct.labels.CASES); None: case not scored
+    case_confusion: dict[str, dict[str, int]] | None = None
+    #: marks and case together (see the module docstring); None: case not scored
+    mark_case: PRF | None = None
+
+    @property
+    def case_classes(self) -> dict[str, PRF] | None:
+        """P/R/F1 of each case class but LOWER; None when case was not scored."""
+        c = self.case_confusion
+        if c is None:
+            return None
+        out = {}
+        for k in CASES[1:]:
+            tp = c[k][k]
+            out[k] = PRF(tp, sum(c[r][k] for r in CASES) - tp, sum(c[k].values()) - tp)
+        return out
+
+    @property
+    def case_overall(self) -> PRF | None:
+        pc = self.case_classes
+        if pc is None:
+            return None
+        return PRF(sum(p.tp for p in pc.values()), sum(p.fp for p in pc.values()), sum(p.fn for p in pc.values()))
 
     # -- derived counts -----------------------------------------------------
     @property
@@ -221,6 +261,12 @@ class ScoreReport:
                           "matrix": [[self.confusion[r][h] for h in LABELS] for r in LABELS]},
             "wer": self.wer,
             "transfer": None if self.transfer is None else self.transfer.to_dict(),
+            "case": None if self.case_confusion is None else {
+                "classes": {k: p.to_dict() for k, p in self.case_classes.items()},
+                "overall": self.case_overall.to_dict(),
+                "confusion": {"labels": list(CASES), "rows": "reference", "columns": "hypothesis",
+                              "matrix": [[self.case_confusion[r][h] for h in CASES] for r in CASES]}},
+            "mark_case": None if self.mark_case is None else self.mark_case.to_dict(),
             **({"bootstrap": self.bootstrap.to_dict()} if self.bootstrap is not None else {}),
         }
 
@@ -252,6 +298,11 @@ class ScoreReport:
         lines.append(row("overall", self.overall))
         lines.append(row("boundary", self.boundary))
         lines.append(row("sentence", self.sentence))
+        if self.case_confusion is not None:
+            for k, p in self.case_classes.items():
+                lines.append(row(f"case {k}", p))
+            lines.append(row("case", self.case_overall))
+            lines.append(row("mark+case", self.mark_case))
         lines.append("-" * len(head))
         lines.append(f"SER {f(self.ser)}  (S {self.substitutions} + D {self.deletions} + I {self.insertions}"
                      f" over {self.ref_marks} reference marks)")
@@ -268,9 +319,17 @@ class ScoreReport:
             lines.append(f"reference marks {t.marks}: carried {t.carried}, on deleted words {t.on_deleted} "
                          f"(moved to the preceding word {t.moved}), dropped {t.dropped} "
                          f"(no preceding word {t.dropped_no_word}, merged into a stronger mark {t.dropped_merged})")
+        if self.case_confusion is None:
+            lines.append("case not scored (both sides need case: capitals and small letters)")
         lines.append("")
         lines.append("confusion (rows reference, columns hypothesis):")
         lines.append(self.format_confusion())
+        if self.case_confusion is not None:
+            lines.append("")
+            lines.append("case confusion (rows reference, columns hypothesis):")
+            lines.append("ref \\ hyp " + "".join(f"{h:>9}" for h in CASES))
+            for r in CASES:
+                lines.append(f"{r:<10}" + "".join(f"{self.case_confusion[r][h]:>9}" for h in CASES))
         return "\n".join(lines) + "\n"
 
     def format_errors(self) -> str:
@@ -296,6 +355,24 @@ class _Tally:
     def __init__(self) -> None:
         self.confusion = {r: {h: 0 for h in LABELS} for r in LABELS}
         self.errors: list[SlotError] = []
+        self.case: dict[str, dict[str, int]] | None = None
+        self.mark_case = PRF()
+
+    def add_case(self, st: "SlotStream") -> None:
+        """Count the case classes and the mark+case events of a stream (see the module docstring)."""
+        if self.case is None:
+            self.case = {r: {h: 0 for h in CASES} for r in CASES}
+        mc = self.mark_case
+        for r, h, rc, hc in zip(st.ref, st.hyp, st.case_ref, st.case_hyp):
+            self.case[rc][hc] += 1
+            right = r == h and rc == hc
+            ref_event, hyp_event = r != O or rc != LOWER, h != O or hc != LOWER
+            mc.tp += ref_event and right
+            mc.fn += ref_event and not right
+            mc.fp += hyp_event and not right
+        for rc in st.case_deleted:
+            self.case[rc][LOWER] += 1
+            mc.fn += rc != LOWER
 
     def add(self, ref: Sequence[str], hyp: Sequence[str], words: Sequence[str] | None = None, utt: str | None = None,
             locs: Sequence[tuple[str, int]] | None = None) -> None:
@@ -315,7 +392,8 @@ class _Tally:
                 self.errors.append(SlotError(u, i, r, h, _context(words, k, r, h)))
 
     def report(self, transfer: TransferStats | None = None) -> ScoreReport:
-        return ScoreReport(confusion=self.confusion, errors=self.errors, transfer=transfer)
+        return ScoreReport(confusion=self.confusion, errors=self.errors, transfer=transfer, case_confusion=self.case,
+                           mark_case=self.mark_case if self.case is not None else None)
 
 
 def _context(words: Sequence[str] | None, k: int, r: str, h: str) -> str:
@@ -355,6 +433,11 @@ class SlotStream:
     words: list[str]
     #: (utterance, index) per slot when the stretch joins several utterances
     locs: list[tuple[str, int]] | None = None
+    #: when case is scored: the case class of each slot's reference and hypothesis word, and
+    #: the classes of the deleted reference words (punct.labels.CASES)
+    case_ref: list[str] | None = None
+    case_hyp: list[str] | None = None
+    case_deleted: list[str] | None = None
 
 
 #: the word of the slot of a dropped mark (``count_dropped``) in the error listing
@@ -417,17 +500,22 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
                  *left_out)
     total = TransferStats()
     streams = []
+    with_case = is_cased(w for p in pairs for w in p[1]) and is_cased(w for p in pairs for w in p[2])
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=sum(len(p[1]) for p in pairs), unit=" words", desc="aligning", leave=False)
     for utt, ref_words, hyp_words, locs in pairs:
-        projected, stats, lost = transfer_marks_lost(ref_words, hyp_words, normalize=normalize)
+        al = align([w.text for w in ref_words], [w.text for w in hyp_words], normalize)
+        projected, stats, lost = transfer_marks_lost(ref_words, hyp_words, normalize=normalize, alignment=al)
         stats.exact_errors = exact_word_errors([w.text for w in ref_words], [w.text for w in hyp_words])
         total = total + stats
         st = SlotStream(utt, [w.label for w in projected], [w.label for w in hyp_words],
                         [w.text for w in hyp_words], locs)
+        if with_case:
+            st.case_ref, st.case_deleted = _aligned_cases(al, ref_words, len(hyp_words))
+            st.case_hyp = [case_of(w.written or w.text) for w in hyp_words]
         if count_dropped and lost:
             st = _with_lost(st, lost)
         streams.append(st)
@@ -436,6 +524,39 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
     if bar is not None:
         bar.close()
     return streams, total
+
+
+def is_cased(words) -> bool:
+    """True when the spellings of ``words`` hold both a capital and a small letter: text whose
+    case can be scored (neither all lower case nor all capitals)."""
+    upper = lower = False
+    for w in words:
+        s = w.written or w.text
+        upper = upper or s != s.lower()
+        lower = lower or s != s.upper()
+        if upper and lower:
+            return True
+    return False
+
+
+def _aligned_cases(al, ref_words: Sequence[Word], n_hyp: int) -> tuple[list[str], list[str]]:
+    """(the case class of the reference word aligned to each hypothesis word, LOWER for an
+    inserted one or the second of two words paired with one; the classes of the deleted
+    reference words)."""
+    out = [LOWER] * n_hyp
+    seen_hyp: set[int] = set()
+    used_ref: set[int] = set()
+    deleted = []
+    for o in al.ops:
+        if o.op == DEL:
+            deleted.append(case_of(ref_words[o.ref].written or ref_words[o.ref].text))
+        elif o.ref is not None and o.hyp is not None and o.hyp not in seen_hyp:
+            seen_hyp.add(o.hyp)
+            if o.ref not in used_ref:
+                w = ref_words[o.ref]
+                out[o.hyp] = case_of(w.written or w.text)
+            used_ref.add(o.ref)
+    return out, deleted
 
 
 def _marks_on_speech(words: Sequence[Word]) -> list[Word]:
@@ -462,17 +583,24 @@ def _with_lost(st: SlotStream, lost: Sequence[tuple[int, str]]) -> SlotStream:
     def loc(k: int) -> tuple[str, int]:
         return st.locs[k] if st.locs is not None else (st.utt, k)  # type: ignore[return-value]
 
-    out = SlotStream(st.utt, [], [], [], [])
+    cased = st.case_ref is not None
+    out = SlotStream(st.utt, [], [], [], [], [] if cased else None, [] if cased else None, st.case_deleted)
     for k in range(-1, len(st.ref)):
         if k >= 0:
             out.ref.append(st.ref[k])
             out.hyp.append(st.hyp[k])
             out.words.append(st.words[k])
             out.locs.append(loc(k))  # type: ignore[union-attr]
+            if cased:
+                out.case_ref.append(st.case_ref[k])  # type: ignore[union-attr,index]
+                out.case_hyp.append(st.case_hyp[k])  # type: ignore[union-attr,index]
         for lab in after.get(k, []):
             out.ref.append(lab)
             out.hyp.append(O)
             out.words.append(LOST_WORD)
+            if cased:
+                out.case_ref.append(LOWER)  # type: ignore[union-attr]
+                out.case_hyp.append(LOWER)  # type: ignore[union-attr]
             out.locs.append(loc(max(k, 0)) if st.ref else (st.utt, 0))  # type: ignore[union-attr,arg-type]
     return out
 
@@ -482,6 +610,8 @@ def score_streams(streams: Sequence[SlotStream], transfer: TransferStats | None 
     tally = _Tally()
     for st in streams:
         tally.add(st.ref, st.hyp, st.words, st.utt, st.locs)
+        if st.case_ref is not None:
+            tally.add_case(st)
     return tally.report(transfer)
 
 
