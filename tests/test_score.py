@@ -233,3 +233,53 @@ def test_utterances_that_pair_by_id_only_in_part_are_refused():
     # no id in common: all words as one stream, as before; a subset of the ids: paired
     assert len(aligned_slots(ref, [utt("x", "so", "we"), utt("y", "grew", "fast")])[0]) == 1
     assert len(aligned_slots(ref, [utt("b", "grew", "fast")])[0]) == 2
+
+
+def _cased(spec: str, uid: str = "u") -> Utterance:
+    """``Apple Inc sells the iPhone in the US. I think so.`` as words with spellings and labels."""
+    from punct.io.sentences import word_from_token
+
+    return Utterance(uid, [word_from_token(t) for t in spec.split()])
+
+
+CASE_REF = "Apple Inc sells the iPhone in the US. I think so."
+#: "Inc" deleted, "The" and the inserted "Now" wrongly capitalized, "i" in lower case
+CASE_HYP = "Apple sells the iPhone in The US. i think so. Now"
+
+
+def test_case_scores_on_aligned_words():
+    from punct.score import score_utterances
+
+    rep = score_utterances([_cased(CASE_REF)], [_cased(CASE_HYP)])
+    pc = rep.case_classes
+    assert (pc["CAP"].tp, pc["CAP"].fp, pc["CAP"].fn) == (1, 2, 2)  # Apple; The, Now; Inc (deleted), I
+    assert (pc["UPPER"].tp, pc["UPPER"].fp, pc["UPPER"].fn) == (1, 0, 0)
+    assert (pc["MIXED"].tp, pc["MIXED"].fp, pc["MIXED"].fn) == (1, 0, 0)
+    assert rep.case_overall.f1 == pytest.approx(60.0)
+    assert rep.case_confusion["CAP"]["LOWER"] == 2 and rep.case_confusion["LOWER"]["CAP"] == 2
+    # events: Apple, iPhone, US., so. right (4); The, Now false alarms; i and the deleted Inc missed
+    mc = rep.mark_case
+    assert (mc.tp, mc.fp, mc.fn) == (4, 2, 2) and mc.f1 == pytest.approx(200 * 4 / 12)
+    d = rep.to_dict()
+    assert d["case"]["classes"]["CAP"]["f1"] == pytest.approx(100 / 3) and d["mark_case"]["tp"] == 4
+    text = rep.format_table()
+    assert "case CAP" in text and "mark+case" in text and "case confusion" in text
+    # a word right in mark but not in case is wrong in mark+case, and the marks' scores do not move
+    worse = score_utterances([_cased(CASE_REF)], [_cased(CASE_HYP.replace("US.", "us."))])
+    assert worse.mark_case.tp == 3 and worse.overall.tp == rep.overall.tp
+
+
+def test_case_is_scored_only_when_both_sides_are_cased():
+    from punct.score import score_utterances
+
+    for hyp in (CASE_HYP.lower(), CASE_HYP.upper()):
+        rep = score_utterances([_cased(CASE_REF)], [_cased(hyp)])
+        assert rep.case_confusion is None and rep.mark_case is None
+        assert rep.to_dict()["case"] is None and "case not scored" in rep.format_table()
+    assert score_utterances([_cased(CASE_REF.lower())], [_cased(CASE_HYP)]).case_confusion is None
+    # counting the dropped marks keeps the case counts
+    from punct.score import aligned_slots, score_streams
+
+    streams, tr = aligned_slots([_cased("A, b. c d.")], [_cased("A c d.")], count_dropped=True)
+    rep = score_streams(streams, tr)
+    assert rep.case_classes["CAP"].tp == 1 and rep.slots == 4
