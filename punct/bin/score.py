@@ -13,6 +13,12 @@ confusion.txt, errors.txt and report.html (punct.report) there. With --bootstrap
 confidence intervals of F1 and SER from N resamples of blocks of words
 (punct.significance); ``punct compare`` tests two hypotheses against each
 other. Never imports torch.
+
+When both sides are cased (each has capital and small letters), the report adds case
+P/R/F1 per class (case CAP, UPPER, MIXED; LOWER is no event) and overall on the same
+word alignment (a deleted reference word counts as lower case, an inserted hypothesis
+word against a lower-case reference), and mark+case: F1 over the words with a mark or
+a case other than LOWER, a word right only when both its mark and its case are.
 """
 from __future__ import annotations
 
@@ -31,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = ArgumentParser(prog="punct score", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="formats: " + ", ".join(["datadir", *format_names()]))
+                                epilog="formats: " + ", ".join(["datadir", *format_names()]) + "\n\n"
+                                + __doc__.strip().split("\n\n")[-1])
     add_input_options(p, {"hyp": "hypothesis: data directory (e.g. a decode output), file or folder of files"})
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
     p.add_argument("--out-dir", default=None, help="also write report.txt, report.json, confusion.txt, errors.txt "
