@@ -105,3 +105,29 @@ def test_mixed_spellings_of_a_written_file(tmp_path):
     # most frequent mixed spelling of each word, seen at least twice; CAP and UPPER are no mixed spellings
     assert mixed_spellings(tmp_path) == {"iphone": "iPhone", "mcdonald": "McDONALD"}
     assert mixed_spellings(tmp_path, min_count=1) == {"iphone": "iPhone", "ipod": "iPod", "mcdonald": "McDONALD"}
+
+
+def test_training_a_case_head_keeps_the_mixed_spellings(tmp_path, monkeypatch):
+    from punct.datadir import write_datadir
+    from punct.engine import checkpoint
+    from punct.engine.config import TrainConfig
+    from punct.engine.train import train
+    from punct.words import Utterance, Word
+
+    monkeypatch.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(_enc.tiny_mpnet_dir(tmp_path / "mpnet")))
+    spelled = "the iPhone sat on the mat in Paris . I sat on the iPhone , the IPhone sat ?".split()
+    words = []
+    for t in spelled:
+        if t in ".,?":
+            words[-1].label = {".": "PERIOD", ",": "COMMA", "?": "QUESTION"}[t]
+        else:
+            words.append(Word(t.lower(), written=t if t != t.lower() else None))
+    for name in ("train", "dev"):
+        write_datadir(tmp_path / name, [Utterance("u1", words)])
+    assert "iPhone" in (tmp_path / "train" / "written").read_text()
+    cfg = TrainConfig(model="transformer_tagger", model_args={"encoder": "all-mpnet-base-v2", "max_length": 16,
+                                                              "overlap": 4, "pretrained": False, "case_head": True},
+                      max_epochs=1, slice_length=8, batch_size=2, threads=1)
+    train(cfg, tmp_path / "train", tmp_path / "dev", tmp_path / "exp")
+    ck = checkpoint.load(tmp_path / "exp" / "best.pt")
+    assert ck["mixed_spellings"] == {"iphone": "iPhone"}  # IPhone once: not kept
