@@ -1,27 +1,19 @@
 """True case in punct restore from a model with a case head (a tiny random MPNet tagger whose
 heads are made deterministic by their biases), and the mixed spellings kept at training time."""
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
 
 from punct.labels import CASES, LABELS
 
-_spec = importlib.util.spec_from_file_location("_test_encoders", Path(__file__).parent / "models" / "test_encoders.py")
-_enc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_enc)
-
 
 @pytest.fixture
-def case_model(tmp_path, monkeypatch):
+def case_model(tmp_path, tiny_mpnet):
     """save(case, end=...) writes a checkpoint whose case head predicts `case` for every word and
     whose mark head predicts O (PERIOD, or QUESTION with end="QUESTION", at the end of the input)."""
     from punct.engine import checkpoint
     from punct.engine.inputs import PieceInputs
     from punct.models import build_model, resolved_model_args
 
-    monkeypatch.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(_enc.tiny_mpnet_dir(tmp_path / "mpnet")))
     inputs = PieceInputs("all-mpnet-base-v2")
     args = resolved_model_args("transformer_tagger", {"encoder": "all-mpnet-base-v2", "max_length": 16, "overlap": 4,
                                                       "pretrained": False, "case_head": True, "dropout": 0.0})
@@ -107,14 +99,13 @@ def test_mixed_spellings_of_a_written_file(tmp_path):
     assert mixed_spellings(tmp_path, min_count=1) == {"iphone": "iPhone", "ipod": "iPod", "mcdonald": "McDONALD"}
 
 
-def test_training_a_case_head_keeps_the_mixed_spellings(tmp_path, monkeypatch):
+def test_training_a_case_head_keeps_the_mixed_spellings(tmp_path, tiny_mpnet):
     from punct.datadir import write_datadir
     from punct.engine import checkpoint
     from punct.engine.config import TrainConfig
     from punct.engine.train import train
     from punct.words import Utterance, Word
 
-    monkeypatch.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(_enc.tiny_mpnet_dir(tmp_path / "mpnet")))
     spelled = "the iPhone sat on the mat in Paris . I sat on the iPhone , the IPhone sat ?".split()
     words = []
     for t in spelled:
@@ -131,3 +122,25 @@ def test_training_a_case_head_keeps_the_mixed_spellings(tmp_path, monkeypatch):
     train(cfg, tmp_path / "train", tmp_path / "dev", tmp_path / "exp")
     ck = checkpoint.load(tmp_path / "exp" / "best.pt")
     assert ck["mixed_spellings"] == {"iphone": "iPhone"}  # IPhone once: not kept
+
+
+def test_a_word_id_model_with_a_case_head(tmp_path):
+    """T-BRNN's case head (word ids, a word split into tokens takes the class of its first)."""
+    from punct.engine import checkpoint
+    from punct.engine.vocab import Vocabulary
+    from punct.models import build_model, resolved_model_args
+    from punct.restore import restore_file
+
+    vocab = Vocabulary.build([["do", "n't", "stop", "me", "now"]], min_count=1)
+    args = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8, "case_head": True})
+    torch.manual_seed(0)
+    m = build_model("tbrnn", args, len(vocab))
+    with torch.no_grad():
+        m.case_out.weight.zero_()
+        m.case_out.bias.copy_(torch.tensor([0.0, 0.0, 5.0, 0.0]))  # UPPER
+    path = tmp_path / "t.pt"
+    checkpoint.save(path, {"model": "tbrnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": m.state_dict(), "train_config": {"slice_length": 8, "batch_size": 4}})
+    (tmp_path / "in.txt").write_text("don't stop me now\n")
+    hyp = restore_file(tmp_path / "in.txt", tmp_path / "out.txt", model=path)
+    assert [w.written for w in hyp[0].words] == ["DON'T", "STOP", "ME", "NOW"]

@@ -668,7 +668,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     start.warm = None  # its weights are in the model now
     payload_extra = {"inputs": inputs.state(),
                      "vocab": inputs.vocab.to_list() if isinstance(inputs, WordInputs) else []}
-    if model_args.get("case_head"):  # how restore spells the case head's MIXED class (punct.restore.true_case)
+    if getattr(model, "case_head", False):  # how restore spells the MIXED class (punct.restore.true_case)
         from punct.datadir import mixed_spellings
 
         payload_extra["mixed_spellings"] = mixed_spellings(train_dir)
