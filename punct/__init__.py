@@ -27,11 +27,11 @@ __all__ = ["__version__", "restore", *_API]
 class _CallableModule(types.ModuleType):
     """The module punct.restore, callable as the API's ``punct.restore(text)``."""
 
-    def __call__(self, text: str, model: Any = None, capitalize: bool = False) -> str:
+    def __call__(self, text: str, model: Any = None, capitalize: bool = False, case: bool = True) -> str:
         """``text`` punctuated on one line (punct.api.restore): ``punct.restore("so how are you")``."""
         from punct.api import restore
 
-        return restore(text, model=model, capitalize=capitalize)
+        return restore(text, model=model, capitalize=capitalize, case=case)
 
 
 class _Package(types.ModuleType):

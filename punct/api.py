@@ -87,19 +87,22 @@ class Restorer:
     """A loaded model (or an ensemble of several) that punctuates strings and timed words.
 
     Made by ``punct.load``; holding one avoids loading the model for every call.
-    ``capitalize`` gives sentence case (punct.restore.capitalize) to lower-case input.
+    ``capitalize`` gives sentence case (punct.restore.capitalize) to lower-case input;
+    ``case`` (default) spells each word in its predicted true case when the model has a
+    case head.
     """
 
-    def __init__(self, engine, capitalize: bool = False):
+    def __init__(self, engine, capitalize: bool = False, case: bool = True):
         self.engine = engine  #: punct.restore.Restorer or EnsembleRestorer
         self.capitalize = capitalize
+        self.case = case
 
     def restore_utterances(self, utts: Sequence[Utterance], speaker_breaks: bool = False) -> list[Utterance]:
         """Copies of ``utts`` (punct.words.Utterance) with the predicted labels (and case)."""
         from punct.restore import capitalize, stream_words
 
-        out = self.engine.restore(utts, speaker_breaks=speaker_breaks)
-        if self.capitalize:
+        out = self.engine.restore(utts, speaker_breaks=speaker_breaks, case=self.case)
+        if self.capitalize and not (self.case and getattr(self.engine, "has_case", False)):
             capitalize(stream_words(out, speaker_breaks))
         return out
 
@@ -128,10 +131,10 @@ class Restorer:
         return punctuated_line(utt.words)
 
     def __repr__(self) -> str:
-        return f"punct.Restorer({type(self.engine).__name__}, capitalize={self.capitalize})"
+        return f"punct.Restorer({type(self.engine).__name__}, capitalize={self.capitalize}, case={self.case})"
 
 
-def load(model: str | Path | Sequence[str | Path] | None = None, *, capitalize: bool = False,
+def load(model: str | Path | Sequence[str | Path] | None = None, *, capitalize: bool = False, case: bool = True,
          window: int | None = None, batch_size: int | None = None) -> Restorer:
     """Load ``model`` (a ``best.pt`` or an exported model; None: the default model; a list of
     several: their ensemble, as ``punct restore --model A --model B``) into a Restorer.
@@ -142,7 +145,7 @@ def load(model: str | Path | Sequence[str | Path] | None = None, *, capitalize: 
         engine = EnsembleRestorer.load([resolve_model(m) for m in model], window=window, batch_size=batch_size)
     else:
         engine = Engine.load(resolve_model(model), window=window, batch_size=batch_size)
-    return Restorer(engine, capitalize=capitalize)
+    return Restorer(engine, capitalize=capitalize, case=case)
 
 
 @functools.lru_cache(maxsize=2)
@@ -156,17 +159,18 @@ def _model_key(model: str | Path | None) -> str | None:
     return None if model is None else str(Path(model).resolve())
 
 
-def restore(text: str, model: str | Path | None = None, capitalize: bool = False) -> str:
+def restore(text: str, model: str | Path | None = None, capitalize: bool = False, case: bool = True) -> str:
     """``text`` punctuated by ``model`` (the default model when None), on one line:
     ``restore("so how are we doing today")`` -> ``"so, how are we doing today?"``.
-    ``capitalize``: sentence case for lower-case input. The model is loaded once."""
+    ``capitalize``: sentence case for lower-case input; ``case``: true case from a model with
+    a case head. The model is loaded once."""
     r = _loaded(_model_key(model))
-    return Restorer(r.engine, capitalize=capitalize).restore(text)
+    return Restorer(r.engine, capitalize=capitalize, case=case).restore(text)
 
 
 def restore_words(words: Iterable[WordLike], model: str | Path | None = None,
-                  capitalize: bool = False) -> list[RestoredWord]:
+                  capitalize: bool = False, case: bool = True) -> list[RestoredWord]:
     """Timed words with the mark after each (``Restorer.restore_words``):
     ``restore_words([("so", 0.0, 0.2), ("how", 0.3, 0.5)])`` -> ``[RestoredWord("so", ",", 0.0, 0.2, ...), ...]``."""
     r = _loaded(_model_key(model))
-    return Restorer(r.engine, capitalize=capitalize).restore_words(words)
+    return Restorer(r.engine, capitalize=capitalize, case=case).restore_words(words)

@@ -144,3 +144,13 @@ def test_a_word_id_model_with_a_case_head(tmp_path):
     (tmp_path / "in.txt").write_text("don't stop me now\n")
     hyp = restore_file(tmp_path / "in.txt", tmp_path / "out.txt", model=path)
     assert [w.written for w in hyp[0].words] == ["DON'T", "STOP", "ME", "NOW"]
+
+
+def test_the_python_api_gives_true_case_unless_asked_not_to(case_model):
+    import punct
+
+    m = case_model("UPPER")
+    assert punct.restore("the cat sat", model=m) == "THE CAT SAT."
+    assert punct.restore("the cat sat", model=m, case=False) == "the cat sat."
+    assert punct.load(m, case=False, capitalize=True).restore("the cat sat") == "The cat sat."
+    assert [w.text for w in punct.load(m).restore_words([("ibm", 0.0, 0.3), ("rose", 0.4, 0.7)])] == ["IBM", "ROSE"]

@@ -106,7 +106,7 @@ def _main(args: argparse.Namespace) -> int:
         restored = out / f"restored_{src}"
         if restored.is_dir():  # a rerun: the folder is this script's own output
             shutil.rmtree(restored)
-        _punct("restore", str(hyp_dir), "-o", str(restored), "--output-format", "datadir", *model)
+        _punct("restore", str(hyp_dir), "-o", str(restored), "--output-format", "datadir", "--capitalize", *model)
         report = json.loads(_punct("score", str(ref), str(restored), "--json"))
         rows.append(_row(name, label, report))
         (out / f"{src}.json").write_text(json.dumps(report, indent=1))
