@@ -195,9 +195,11 @@ _NO_BREAK_AFTER = frozenset(
     "a an the of to in on at by for with from into onto about as and or but nor than that if my our your his her its "
     "their this these those is are was were be been will would shall should can could may might must do does did "
     "has have had not very i we you they he she it's i'm we're we've we'll i'll you're they're".split())
-#: Words that begin a clause or phrase: a break before one of them is a little better.
+#: Words that begin a clause or phrase (conjunctions, relative words, prepositions): a break
+#: before one of them is a little better.
 _BREAK_BEFORE = frozenset("and but or so because which who whom whose when where while although though then if "
-                          "that since unless until".split())
+                          "that since unless until on in at for with from of by about into during after before "
+                          "without".split())
 
 
 def break_costs(words: Sequence[Word], times: Sequence[tuple[float, float]] | None = None) -> list[float]:
@@ -298,8 +300,10 @@ def _best_cues(lo: int, hi: int, lens: Sequence[int], times: Sequence[tuple[floa
                costs: Sequence[float], limits: CueLimits) -> list[list[int]]:
     """The cues of words lo..hi-1 (see ``_split_points``): a shortest path over cue ends, each
     cue costing 1, plus its end's break cost, plus a penalty when it is shorter than 1.2 s or
-    20 characters (a flash the eye cannot read)."""
+    20 characters (a flash the eye cannot read), plus the square of its unused share of
+    ``max_lines * max_line_chars`` (so that cues of a sentence are about as long)."""
     inf = float("inf")
+    capacity = limits.max_line_chars * limits.max_lines
     g = [inf] * (hi + 1)
     back = [lo] * (hi + 1)
     g[lo] = 0.0
@@ -315,7 +319,8 @@ def _best_cues(lo: int, hi: int, lens: Sequence[int], times: Sequence[tuple[floa
                 break
             chars = sum(line_lens) + len(line_lens) - 1
             short = 0.8 * max(0.0, 1.0 - (end - times[i][0]) / 1.2) + 0.4 * max(0.0, 1.0 - chars / 20)
-            c = g[i] + 1.0 + short + (costs[j - 1] if j < hi else 0.0)
+            empty = (1.0 - min(chars / capacity, 1.0)) ** 2  # convex: of as many cues, evenly filled ones
+            c = g[i] + 1.0 + short + empty + (costs[j - 1] if j < hi else 0.0)
             if c < g[j]:
                 g[j], back[j] = c, i
     cuts = [hi]
