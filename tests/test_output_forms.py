@@ -11,7 +11,7 @@ from punct.datadir import load_utterances, validate_datadir
 from punct.io.options import CTM_MARKS, WriteOptions
 from punct.io.sentences import punctuated
 from punct.restore import write_output
-from punct.words import Utterance, Word
+from punct.words import Utterance
 
 VALIDATOR = Path("/usr/lib/sctk/bin/ctmValidator.pl")
 TEXT = ("good morning, ladies and gentlemen, and welcome to the monroe incorporated earnings conference call for the "
@@ -107,11 +107,9 @@ def test_vtt_by_webvtt_py_and_pysubs2(tmp_path, word_times):
 def test_cues_break_at_phrase_boundaries():
     from punct.io.sentences import make_cues, wrap_lines
 
-    # 60 characters: two lines, and the break comes after the comma, not inside "the third quarter"
-    lines = wrap_lines("we grew revenue in every region, and the third quarter was strong".split(), 42, 2,
-                       costs=None)
-    assert all(len(x) <= 42 for x in lines)
     from punct.io.sentences import break_costs, word_from_token
+
+    # 65 characters: two lines, and the break comes after the comma, not inside "the third quarter"
 
     toks = "we grew revenue in every region, and the third quarter was strong".split()
     words = [word_from_token(t) for t in toks]
