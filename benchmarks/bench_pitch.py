@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         fx = np.concatenate([t.f0 for t in tracks[x]])[both]
         fy = np.concatenate([t.f0 for t in tracks[y]])[both]
         st = np.abs(12 * np.log2(fx / fy))
-        result["pairs"][f"{x}-{y}"] = {"voicing_agreement": round(agree, 3), "kappa": round((agree - pe) / (1 - pe), 3),
+        result["pairs"][f"{x}-{y}"] = {"voicing_agreement": round(agree, 3), "kappa": round(float((agree - pe) / (1 - pe)), 3),
                                        "both_voiced_frames": int(both.sum()),
                                        "median_semitones": round(float(np.median(st)), 3) if len(st) else None,
                                        "gross_over_3_semitones": round(float((st > 3).mean()), 4) if len(st) else None}
