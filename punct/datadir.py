@@ -3,7 +3,8 @@
 A data directory holds UTF-8 text files of ``key value...`` lines, sorted with
 ``LC_ALL=C`` (byte order), unique keys, one key set across the files. punct uses:
 
-``text``      ``<utt> w1 w2 ...``   the words, lower case, no marks (Kaldi's text)
+``text``      ``<utt> w1 w2 ...``   the words, lower case, no marks (Kaldi's text); read in
+                                    any case (a word spelled otherwise is kept as ``Word.written``)
 ``labels``    ``<utt> L1 L2 ...``   one label per word of ``text`` (punct.labels)
 ``utt2spk``   ``<utt> <spk>``       Kaldi; the utterance id when the speaker is unknown
 ``spk2utt``   ``<spk> <utt>...``    Kaldi, derived from utt2spk
@@ -23,7 +24,9 @@ Optional per-word files (one field per word of ``text``):
                   at least one word of the set is spelled otherwise than in ``text``.
 
 Later stages add ``wav.scp``, ``segments`` and feature scp files;
-``validate_datadir`` checks whichever of them exist. The table files themselves
+``validate_datadir`` checks whichever of them exist. ``punct restore`` writes its data
+directory with ``text`` in the input's spelling (or with the marks) and carries the
+input directory's Kaldi files over (``carry_kaldi_files``). The table files themselves
 are read and written by ``punct.tables``.
 """
 from __future__ import annotations
@@ -31,11 +34,11 @@ from __future__ import annotations
 import logging
 import math
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from punct.errors import PunctError
 from punct.labels import LABELS, is_label
-from punct.tables import read_segments, read_table, read_wav_scp, spk2utt_from_utt2spk, write_table
+from punct.tables import iter_table, read_segments, read_table, read_wav_scp, spk2utt_from_utt2spk, write_table
 from punct.words import Utterance, Word
 
 log = logging.getLogger(__name__)
@@ -81,10 +84,14 @@ def _speaker_field(spk: str | None) -> str:
     return "_".join(spk.split())
 
 
-def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
+def write_datadir(path: str | Path, utts: Iterable[Utterance], text_of: Callable[[Word], str] | None = None) -> None:
     """Write ``text``, ``labels``, ``utt2spk``, ``spk2utt``; ``word_times`` when any word
     is timed, ``word_speakers`` when any word has a speaker (UNTIMED ``-`` for the others)
-    and ``written`` when any word's spelling (``Word.written``) is not its ``text``."""
+    and ``written`` when any word's spelling (``Word.written``) is not its ``text``.
+
+    ``text_of`` makes each word's field of ``text`` (``punct restore`` writes the input's
+    spelling, or the spelling with the mark); ``written`` is then left out. Default: the
+    lower-case ``Word.text`` that models read."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     text: dict[str, list[str]] = {}
@@ -100,7 +107,11 @@ def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
         for w in u.words:
             if not w.text or any(c.isspace() for c in w.text):
                 raise PunctError(f"utterance {u.id!r}: invalid word {w.text!r}", path)
-        text[u.id] = [w.text for w in u.words]
+        text[u.id] = [w.text for w in u.words] if text_of is None else [text_of(w) for w in u.words]
+        if text_of is not None:
+            bad = next((t for t in text[u.id] if not t or any(c.isspace() for c in t)), None)
+            if bad is not None:
+                raise PunctError(f"utterance {u.id!r}: invalid word {bad!r}", path)
         labels[u.id] = [w.label for w in u.words]
         utt2spk[u.id] = u.speaker or u.id
         times[u.id] = [format_word_time(w) for w in u.words]
@@ -108,7 +119,7 @@ def write_datadir(path: str | Path, utts: Iterable[Utterance]) -> None:
         speakers[u.id] = [_speaker_field(w.speaker) for w in u.words]
         any_speaker = any_speaker or any(f != UNTIMED for f in speakers[u.id])
         written[u.id] = [w.written if w.written and w.written.lower() == w.text else w.text for w in u.words]
-        any_written = any_written or written[u.id] != text[u.id]
+        any_written = any_written or (text_of is None and written[u.id] != text[u.id])
     if not text:
         raise PunctError("no utterances to write", path)
     write_table(path / "text", text)
@@ -146,6 +157,14 @@ def _read_utt_tables(path: Path, require_labels: bool) -> dict[str, list[tuple[s
     return tables
 
 
+def _word(field: str, label: str) -> Word:
+    """A word of ``text``: lower-cased, its spelling kept in ``written`` when that is not lower
+    case (a ``text`` in the input's case, as ``punct restore`` writes and Kaldi's LibriSpeech
+    recipe has it)."""
+    low = field.lower()
+    return Word(text=low, label=label, written=field if low != field else None)
+
+
 def _utterances(path: Path, tables: dict[str, list[tuple[str, list[str], int]]]) -> list[Utterance]:
     """Utterances from the tables of ``_read_utt_tables`` (PATH names the files in errors)."""
     text = tables["text"]
@@ -166,7 +185,7 @@ def _utterances(path: Path, tables: dict[str, list[tuple[str, list[str], int]]])
             for lab in labs:
                 if not is_label(lab):
                     raise PunctError(f"unknown label {lab!r} (expected one of {' '.join(LABELS)})", path / "labels", ln)
-        ws = [Word(text=w, label=lab) for w, lab in zip(words, labs)]
+        ws = [_word(w, lab) for w, lab in zip(words, labs)]
         if key in times:
             tv, ln = times[key]
             if len(tv) != len(words):
@@ -255,3 +274,45 @@ def validate_datadir(path: str | Path, require_labels: bool = True) -> int:
         if s2u != spk2utt_from_utt2spk(u2s):
             raise PunctError("spk2utt does not match utt2spk", path / "spk2utt")
     return sum(len(u) for u in utts)
+
+
+#: Kaldi files a data directory output carries from the input directory, by what they are keyed by
+CARRIED_UTT_FILES = ("segments", "utt2dur", "utt2num_frames", "utt2lang", "feats.scp")
+CARRIED_RECO_FILES = ("wav.scp", "reco2file_and_channel", "reco2dur")
+CARRIED_SPK_FILES = ("spk2gender", "cmvn.scp")
+
+
+def carry_kaldi_files(src: str | Path, dst: str | Path, utts: Iterable[Utterance]) -> list[str]:
+    """Copy the Kaldi files of data directory ``src`` that ``dst`` (written for ``utts``) lacks:
+    ``CARRIED_UTT_FILES`` for the utterances of ``utts``, ``CARRIED_RECO_FILES`` for their
+    recordings (those of ``segments``; the utterances themselves without it),
+    ``CARRIED_SPK_FILES`` for the speakers of ``dst/utt2spk``. Lines are copied as they are,
+    those of other keys left out, in byte order. A file that lacks one of the keys is not
+    carried (the directory would break Kaldi's one key set), with a warning. Returns the
+    names of the files carried."""
+    src, dst = Path(src), Path(dst)
+    ids = [u.id for u in utts]
+    segs = read_segments(src / "segments") if (src / "segments").is_file() else None
+    if segs is not None and not all(i in segs for i in ids):
+        missing = next(i for i in ids if i not in segs)
+        log.warning("%s: utterance %r of the output is not in segments: no Kaldi files carried", src, missing)
+        return []
+    recos = {segs[i].recording for i in ids} if segs is not None else set(ids)
+    spks = {v[0] for _, v, _ in read_table(dst / "utt2spk")} if (dst / "utt2spk").is_file() else set()
+    carried = []
+    for names, keys in ((CARRIED_UTT_FILES, set(ids)), (CARRIED_RECO_FILES, recos), (CARRIED_SPK_FILES, spks)):
+        for name in names:
+            f = src / name
+            if not f.is_file() or (dst / name).exists():
+                continue
+            rows = {}
+            for _, key, rest in iter_table(f, sorted_keys=False):
+                if key in keys:
+                    rows[key] = rest
+            if set(rows) != keys:
+                lost = sorted(keys - set(rows))[0]
+                log.warning("%s has no line for %r: not carried to %s", f, lost, dst)
+                continue
+            write_table(dst / name, rows)
+            carried.append(name)
+    return carried

@@ -78,6 +78,8 @@ from punct.words import Utterance, Word, is_nonspeech
 if TYPE_CHECKING:
     import numpy as np
 
+    from punct.io.options import WriteOptions
+
 log = logging.getLogger(__name__)
 
 #: The model used without --model (trained and shipped by the project; see README): in the
@@ -645,9 +647,14 @@ def render_text(utts: Iterable[Utterance]) -> str:
     return "\n".join(blocks)
 
 
-def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdout: TextIO | None = None) -> None:
-    """Write ``utts`` as ``fmt`` to ``path`` (atomically), or to ``stdout`` when ``path`` is None."""
+def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdout: TextIO | None = None,
+                 options: WriteOptions | None = None) -> None:
+    """Write ``utts`` as ``fmt`` to ``path`` (atomically), or to ``stdout`` when ``path`` is None;
+    ``options``: the forms of the CTM, subtitles and data directory (punct.io.options)."""
     from punct.fsutil import atomic_write
+    from punct.io.options import WriteOptions
+
+    options = options or WriteOptions()
 
     if path is None:
         out = stdout or sys.stdout
@@ -660,7 +667,7 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
 
             with tempfile.TemporaryDirectory() as tmp:
                 p = Path(tmp) / ("out" + (OUTPUT_FORMATS[fmt] or (".out",))[0])
-                write_output(utts, p, fmt)
+                write_output(utts, p, fmt, options=options)
                 out.write(p.read_text(encoding="utf-8"))
         out.flush()
         return
@@ -671,7 +678,7 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
     elif fmt == "ctm":
         from punct.io import ctm
 
-        ctm.write(utts, path)
+        ctm.write(utts, path, marks=options.ctm_marks)
     elif fmt == "textgrid":
         from punct.io import textgrid
 
@@ -683,15 +690,20 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
     elif fmt in ("srt", "vtt"):
         from punct.io import subtitles
 
-        subtitles.write(utts, path, kind=fmt)
+        subtitles.write(utts, path, kind=fmt, options=options)
     elif fmt == "datadir":
-        from punct.datadir import write_datadir
+        from punct.datadir import carry_kaldi_files, write_datadir
         from punct.fsutil import atomic_dir
+        from punct.io.sentences import punctuated
 
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise PunctError("output directory exists and is not empty (remove it or choose another)", path)
         with atomic_dir(path) as tmp:
-            write_datadir(tmp, utts)
+            write_datadir(tmp, utts, text_of=punctuated if options.datadir_text == "punctuated" else spelling)
+            if options.carry_from is not None:
+                carried = carry_kaldi_files(options.carry_from, tmp, utts)
+                if carried:
+                    log.info("carried %s from %s", " ".join(carried), options.carry_from)
     else:
         raise PunctError(f"unknown output format {fmt!r}")
 
@@ -748,13 +760,13 @@ def per_recording_dir(output: str | Path | None, fmt: str, utts: list[Utterance]
     return Path(output)
 
 
-def write_per_recording(utts: list[Utterance], out_dir: Path, fmt: str) -> list[Path]:
+def write_per_recording(utts: list[Utterance], out_dir: Path, fmt: str, options: WriteOptions | None = None) -> list[Path]:
     """Write each recording's utterances to ``out_dir/RECORDING`` + the format's extension."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for rec, group in by_recording(utts).items():
         paths.append(out_dir / f"{rec}{OUTPUT_FORMATS[fmt][0]}")
-        write_output(group, paths[-1], fmt)
+        write_output(group, paths[-1], fmt, options=options)
     return paths
 
 
@@ -764,11 +776,12 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
                  window: int | None = None, batch_size: int | None = None, segments: str | Path | None = None,
                  stdout: TextIO | None = None, weights: Sequence[float] | None = None,
                  bias=None, capitalize_words: bool = False, end_sentence: bool = True,
-                 case: bool = True) -> list[Utterance]:
+                 case: bool = True, write_options: WriteOptions | None = None) -> list[Utterance]:
     """Read ``input_path``, punctuate it with ``model`` (default model when None; a list of
     several model files restores with their ensemble, ``weights`` for its mean), with the
     decision ``bias`` if given, the last word of each input ending a sentence if ``end_sentence``
-    (``input_ends``), write ``output`` (stdout when None); returns the punctuated utterances.
+    (``input_ends``), write ``output`` (stdout when None) in the forms of ``write_options``;
+    returns the punctuated utterances.
     Spelling: in true case (``true_case``) if ``case`` and the model has a case head, else in
     sentence case if ``capitalize_words`` (``capitalize``), else as the input spelled it."""
     fmt_out = output_format(output, output_format_name)
@@ -787,10 +800,10 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     if capitalize_words and not use_case:
         log.info("sentence case: %d words spelled anew", capitalize(stream_words(hyp, speaker_breaks)))
     if out_dir is not None:
-        paths = write_per_recording(hyp, out_dir, fmt_out)
+        paths = write_per_recording(hyp, out_dir, fmt_out, write_options)
         log.info("wrote %d %s file(s) in %s, one per recording", len(paths), fmt_out, out_dir)
         return hyp
-    write_output(hyp, output, fmt_out, stdout=stdout)
+    write_output(hyp, output, fmt_out, stdout=stdout, options=write_options)
     if output is not None:
         log.info("wrote %s (%s)", output, fmt_out)
     return hyp

@@ -13,7 +13,12 @@ Output formats: text, ctm, textgrid, json, srt, vtt, datadir; by the extension o
 -o unless --output-format; without -o the output goes to stdout; -o DIR/ with
 --output-format (other than datadir) writes DIR/RECORDING.ctm (.json, ...) per
 recording. Words keep their spelling and times; each gets the predicted mark (the
-input's marks are replaced).
+input's marks are replaced). Forms: a CTM carries the marks on ';;' comment lines
+(--ctm-marks); subtitles keep to 42 characters a line, 2 lines and 7 s a cue and
+leave out <unk> and other bracketed tokens (--max-line-chars, --max-lines,
+--max-cue-seconds, --bracketed, --no-word-times); a data directory keeps the
+input's spelling in 'text' (--datadir-text), the marks in 'labels', and the input
+directory's wav.scp, segments, reco2file_and_channel and other Kaldi files.
 Without --model, models/default.pt of the repository is used.
 """
 from __future__ import annotations
@@ -54,6 +59,25 @@ def build_parser() -> argparse.ArgumentParser:
                         "signature are plain text)")
     p.add_argument("--output-format", default=None, choices=_OUTPUT_FORMATS,
                    help="format of the output (default: by the extension of -o, text on stdout)")
+    w = p.add_argument_group("output forms")
+    w.add_argument("--ctm-marks", default="comment", choices=("comment", "glued", "none"),
+                   help="CTM: 'comment' (default) writes the words as the input spelled them and each mark on a "
+                        "';; punct-mark FILE CHANNEL START MARK' line after its word, which NIST sclite and sctk's "
+                        "ctmValidator.pl skip, so the CTM scores and validates as its input; 'glued' attaches the "
+                        "mark to the word (quarter,), which those tools count as another word; 'none' leaves marks out")
+    w.add_argument("--max-line-chars", type=at_least(1), default=42, help="subtitles: characters a line (default 42)")
+    w.add_argument("--max-lines", type=at_least(1), default=2, help="subtitles: lines a cue (default 2)")
+    w.add_argument("--max-cue-seconds", type=float, default=7.0, help="subtitles: seconds a cue (default 7)")
+    w.add_argument("--no-word-times", action="store_true",
+                   help="WebVTT: leave out the inline timestamp of each word (some readers, pysubs2 among them, "
+                        "make an event of every timestamp)")
+    w.add_argument("--bracketed", default="drop", choices=("drop", "escape"),
+                   help="subtitles: recognizer tokens in brackets (<unk>, [noise]) left out (default), or shown "
+                        "('escape': [unk] in SRT, &lt;unk&gt; in WebVTT)")
+    w.add_argument("--datadir-text", default="spelling", choices=("spelling", "punctuated"),
+                   help="data directory: 'text' holds the words as the input spelled them (default), or with their "
+                        "marks ('punctuated', the text lhotse and other readers of 'text' take); 'labels' beside "
+                        "it either way")
     p.add_argument("--segments", default=None, help="Kaldi segments file: INPUT is a CTM of its utterances (times "
                                                     "relative to each segment) or of its recordings (absolute times, "
                                                     "cut into the segments); the output has the segments' utterances")
@@ -116,6 +140,7 @@ def _main(args: argparse.Namespace) -> int:
     from punct.restore import output_format, resolve_model, restore_file
 
     output_format(args.output, args.output_format)  # fail on a bad output name before loading anything
+    write_options = _write_options(args)
     for m in args.model or [None]:
         resolve_model(m)
     if args.threads:
@@ -125,8 +150,25 @@ def _main(args: argparse.Namespace) -> int:
     restore_file(args.input, args.output, model=args.model, input_format=args.input_format,
                  output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
                  batch_size=args.batch_size, segments=args.segments, weights=args.weights, bias=args.bias,
-                 capitalize_words=args.capitalize, end_sentence=args.end_sentence, case=args.case)
+                 capitalize_words=args.capitalize, end_sentence=args.end_sentence, case=args.case,
+                 write_options=write_options)
     return 0
+
+
+def _write_options(args: argparse.Namespace):
+    """The output forms of the options; a data directory input is the one whose Kaldi files
+    (wav.scp, segments, ...) a data directory output carries."""
+    from pathlib import Path
+
+    from punct.io.options import WriteOptions
+
+    if not args.max_cue_seconds > 0:
+        raise PunctError(f"--max-cue-seconds must be positive, not {args.max_cue_seconds}")
+    src = Path(args.input)
+    return WriteOptions(ctm_marks=args.ctm_marks, max_line_chars=args.max_line_chars, max_lines=args.max_lines,
+                        max_cue_seconds=args.max_cue_seconds, word_times=not args.no_word_times,
+                        bracketed=args.bracketed, datadir_text=args.datadir_text,
+                        carry_from=src if src.is_dir() and ((src / "text").is_file() or (src / "ctm").is_file()) else None)
 
 
 def _main_stdin(args: argparse.Namespace) -> int:

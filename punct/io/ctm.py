@@ -8,15 +8,19 @@ recognizer wrote is its transcript, and sorting by start time scrambles words
 whose times overlap (seen in the Earnings-21 Rev CTMs: "as a result" became
 "as result a"); ``sort=True`` sorts by start time as NIST sclite wants; words
 that overlap the previous word are kept, with a warning (both happen in real
-Kaldi output). A mark attached to a word (``hello,``) becomes its label; the
+Kaldi output). A mark attached to a word (``hello,``), or given on a ``;; punct-mark``
+line after it (see Writing), becomes its label; the
 spelling is kept in ``Word.written`` (``GOOD``), ``Word.text`` is lower case.
 
 A CTM of Kaldi *utterances* (times relative to each segment, as ``get_ctm``
 writes without ``convert_ctm``) is read with ``segments``: words move to
 absolute times and to the segment's recording; each segment stays an Utterance.
 
-Writing: the punctuated CTM (``hello,``: the mark attached to the word, times
-unchanged), or plain with ``marks=False``; one line per word, files and channels in
+Writing: the words with their marks in one of three forms (``marks``:
+``comment``, the default, the words as the input spelled them and each mark on a
+``;; punct-mark FILE CHANNEL START MARK`` line after its word, which NIST sclite and
+sctk's ctmValidator.pl skip as a comment and this reader attaches back to the word;
+``glued``, ``hello,``, which those tools read as another word; ``none``); one line per word, files and channels in
 ASCII order, a channel's utterances by their first word's start, and each
 utterance's words in their own order, the order their marks were decided in (so a
 CTM read in file order comes back in it); ``sort=True`` orders every channel's
@@ -94,6 +98,9 @@ _Groups = dict[tuple[str, str], list[tuple[float, float, str, float | None, int]
 def _parse(path: Path) -> _Groups:
     groups: _Groups = {}
     for lineno, line in iter_lines(path):
+        if line.startswith(MARK_COMMENT + " "):
+            _comment_mark(groups, line, path, lineno)
+            continue
         if not line.strip() or line.startswith(";;"):
             continue
         fl = line.split()
@@ -111,6 +118,22 @@ def _parse(path: Path) -> _Groups:
     if not groups:
         raise PunctError("no words (empty CTM)", path)
     return groups
+
+
+def _comment_mark(groups: _Groups, line: str, path: Path, lineno: int) -> None:
+    """A ``;; punct-mark FILE CHANNEL START MARK`` line: MARK is glued to the latest word of
+    FILE and CHANNEL that starts at START, so it becomes that word's label as ``hello,`` would."""
+    f = line.split()
+    if len(f) != 6:
+        raise PunctError(f"expected '{MARK_COMMENT} FILE CHANNEL START MARK', got {len(f) - 2} fields", path, lineno)
+    start = finite_number(f[4], "start time", path, lineno)
+    rows = groups.get((f[2], f[3]), [])
+    for i in range(len(rows) - 1, -1, -1):
+        if abs(rows[i][0] - start) < 5e-4:
+            s, e, token, conf, n = rows[i]
+            rows[i] = (s, e, token + f[5], conf, n)
+            return
+    raise PunctError(f"a mark for a word of {f[2]} channel {f[3]} at {f[4]}, and no such word precedes it", path, lineno)
 
 
 def _build(groups: _Groups, path: Path, segments: Mapping[str, Segment] | None,
@@ -255,30 +278,52 @@ def format_time(x: float) -> str:
     return s[:-1] if s.endswith("0") else s
 
 
-def write(utts: Iterable[Utterance], path: str | Path, marks: bool = True, sort: bool = False) -> None:
-    """Write a CTM, punctuated (``hello,``) unless ``marks=False``; every word needs times.
+#: the comment line that carries a mark in a CTM of ``marks="comment"``: ``;; punct-mark FILE CHANNEL START MARK``,
+#: after the line of the word the mark follows (START is that word's start, as written on its line)
+MARK_COMMENT = ";; punct-mark"
+_HEADER = (";; punct: marks after words are on ';; punct-mark FILE CHANNEL START MARK' lines (START: the word's), "
+           "which NIST sclite skips\n")
+
+
+def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comment", sort: bool = False) -> None:
+    """Write a CTM; every word needs times. ``marks`` (punct.io.options.CTM_MARKS): ``comment``
+    (the words as spelled, each mark on a ``;; punct-mark`` line after its word: sclite and
+    ctmValidator.pl read the CTM as the input), ``glued`` (``hello,``; also ``True``) or
+    ``none`` (no marks; also ``False``).
 
     The file is the utterance's ``recording`` (else its id), the channel its ``channel``.
     Each utterance's words keep their order unless ``sort=True`` (start time order, as
     NIST sclite wants; see the module docstring).
     """
     path = Path(path)
+    form = {True: "glued", False: "none"}.get(marks, marks) if isinstance(marks, bool) else marks
+    if form not in ("comment", "glued", "none"):
+        raise ValueError(f"marks must be comment, glued or none, not {marks!r}")
     lines = []
+    any_mark = False
     for n, u in enumerate(utts):
         fid = u.recording or u.id
         ch = u.channel or "1"
         for k, w in enumerate(u.words):
             if w.start is None or w.end is None:
                 raise PunctError(f"word {k + 1} ({spelling(w)!r}) of {u.id} has no times; a CTM needs word times", path)
-            token = punctuated(w) if marks else spelling(w)
+            token = punctuated(w) if form == "glued" else spelling(w)
             if not token or any(c.isspace() for c in token) or any(c.isspace() for c in fid + ch):
                 raise PunctError(f"{u.id}: cannot write {token!r} in a CTM (empty or contains white space)", path)
             dur = max(w.end - w.start, 0.0)
             conf = "" if w.conf is None else " " + format_time(w.conf)
             order = (w.start,) if sort else (u.words[0].start, n, k)
-            lines.append(((fid.encode("utf-8"), ch.encode("utf-8"), *order),
-                          f"{fid} {ch} {format_time(w.start)} {format_time(dur)} {token}{conf}\n"))
+            start = format_time(w.start)
+            line = f"{fid} {ch} {start} {format_time(dur)} {token}{conf}\n"
+            if form == "comment":
+                mark = punctuated(w)[len(token):]
+                if mark:
+                    line += f"{MARK_COMMENT} {fid} {ch} {start} {mark}\n"
+                    any_mark = True
+            lines.append(((fid.encode("utf-8"), ch.encode("utf-8"), *order), line))
     lines.sort(key=lambda x: x[0])
     with atomic_write(path) as f:
+        if any_mark:
+            f.write(_HEADER)
         for _, line in lines:
             f.write(line)

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from punct.labels import O, SENTENCE_END, COMMA, map_mark, mark_of
+from punct.labels import O, SENTENCE_END, map_mark, mark_of
 from punct.words import Utterance, Word
 
 #: Marks that may follow a word and are read as its label (punct.labels.map_mark).
@@ -188,81 +188,155 @@ class Cue:
     lines: list[str]
 
 
-def wrap_lines(tokens: Sequence[str], max_chars: int, max_lines: int) -> list[str]:
-    """Break ``tokens`` into at most ``max_lines`` lines of similar length (a line is
-    longer than ``max_chars`` only when a single token is)."""
+#: Words a line or cue should not end with (an article, preposition, conjunction, possessive or
+#: auxiliary left hanging): subtitle style guides (Netflix's, the BBC's) ask for line breaks at
+#: phrase boundaries, and a break after one of these splits a phrase.
+_NO_BREAK_AFTER = frozenset(
+    "a an the of to in on at by for with from into onto about as and or but nor than that if my our your his her its "
+    "their this these those is are was were be been will would shall should can could may might must do does did "
+    "has have had not very i we you they he she it's i'm we're we've we'll i'll you're they're".split())
+#: Words that begin a clause or phrase (conjunctions, relative words, prepositions): a break
+#: before one of them is a little better.
+_BREAK_BEFORE = frozenset("and but or so because which who whom whose when where while although though then if "
+                          "that since unless until on in at for with from of by about into during after before "
+                          "without".split())
+
+
+def break_costs(words: Sequence[Word], times: Sequence[tuple[float, float]] | None = None) -> list[float]:
+    """How bad a line or cue break after each word is (lower is better): a sentence end or a
+    mark is a good place, a pause helps, a break after a word of ``_NO_BREAK_AFTER`` or
+    before a word other than one of ``_BREAK_BEFORE`` splits a phrase. The last entry is 0."""
+    out = []
+    for k, w in enumerate(words):
+        if k == len(words) - 1:
+            out.append(0.0)
+            continue
+        if w.label in SENTENCE_END:
+            cost = -1.0
+        elif w.label != O:
+            cost = -0.6
+        else:
+            cost = 1.0 if spelling(w).lower() in _NO_BREAK_AFTER else 0.0
+            if spelling(words[k + 1]).lower() in _BREAK_BEFORE:
+                cost -= 0.3
+        if times is not None:
+            cost -= min(max(times[k + 1][0] - times[k][1], 0.0), 1.0) * 0.5
+        out.append(cost)
+    return out
+
+
+def wrap_lines(tokens: Sequence[str], max_chars: int, max_lines: int, costs: Sequence[float] | None = None) -> list[str]:
+    """Break ``tokens`` into the fewest lines of at most ``max_chars`` characters (at most
+    ``max_lines``; a line is longer only when the tokens cannot fit), choosing among such
+    layouts the one of balanced lines whose breaks have the lowest ``costs`` (the cost of a
+    break after each token, ``break_costs``)."""
     text = " ".join(tokens)
-    if len(text) <= max_chars or len(tokens) < 2 or max_lines < 2:
+    n = len(tokens)
+    if len(text) <= max_chars or n < 2 or max_lines < 2:
         return [text]
-    lines: list[str] = []
-    rest = list(tokens)
-    while rest:
-        left = max_lines - len(lines)
-        total = len(" ".join(rest))
-        if left <= 1 or total <= max_chars:
-            lines.append(" ".join(rest))
-            break
-        target = total / left
-        best_k, best_cost = 1, None
-        for k in range(1, len(rest)):
-            length = len(" ".join(rest[:k]))
-            over = max(0, length - max_chars) * 100
-            cost = over + abs(length - target)
-            if best_cost is None or cost < best_cost:
-                best_k, best_cost = k, cost
-        lines.append(" ".join(rest[:best_k]))
-        rest = rest[best_k:]
-    return lines
+    costs = list(costs) if costs is not None else [0.0] * n
+    ends = [0]  # ends[j]: characters of tokens[:j] joined
+    for k, t in enumerate(tokens):
+        ends.append(ends[-1] + len(t) + (1 if k else 0))
+    width = lambda i, j: ends[j] - ends[i] - (1 if i else 0)  # noqa: E731  (tokens[i:j] joined)
+    best: tuple[float, list[int]] | None = None
+    for m in range(2, min(max_lines, n) + 1):
+        target = (len(text) - (m - 1)) / m
+        # f[l][j]: (cost, breaks) of tokens[:j] in l lines
+        f: list[dict[int, tuple[float, list[int]]]] = [{0: (0.0, [])}]
+        for line in range(1, m + 1):
+            row: dict[int, tuple[float, list[int]]] = {}
+            for i, (c0, br) in f[line - 1].items():
+                for j in range(i + 1, n + 1 - (m - line)):
+                    if line == m and j != n:
+                        continue
+                    w = width(i, j)
+                    c = c0 + 1000.0 * max(0, w - max_chars) + abs(w - target) / max_chars + (costs[j - 1] if j < n else 0)
+                    if j not in row or c < row[j][0]:
+                        row[j] = (c, br + [j])
+            f.append(row)
+        cand = f[m].get(n)
+        if cand is not None and (best is None or cand[0] < best[0]):
+            best = cand
+        if best is not None and best[0] < 1000.0:
+            break  # the fewest lines that fit
+    assert best is not None
+    cuts = [0] + best[1]
+    return [" ".join(tokens[a:b]) for a, b in zip(cuts, cuts[1:])]
 
 
-def _fits(words: Sequence[Word], times: Sequence[tuple[float, float]], limits: CueLimits) -> bool:
-    chars = len(punctuated_line(words))
-    secs = times[-1][1] - times[0][0]
-    return chars <= limits.max_line_chars * limits.max_lines and secs <= limits.max_seconds
+def _fit_lines(lengths: Sequence[int], limits: CueLimits) -> bool:
+    """True if tokens of these lengths fit in ``max_lines`` lines of ``max_line_chars`` (greedy
+    filling uses the fewest lines)."""
+    lines, cur = 1, -1
+    for n in lengths:
+        if n > limits.max_line_chars:
+            return False
+        if cur + 1 + n <= limits.max_line_chars:
+            cur += 1 + n
+        else:
+            lines, cur = lines + 1, n
+    return lines <= limits.max_lines
 
 
 def _split_points(words: Sequence[Word], times: Sequence[tuple[float, float]], limits: CueLimits) -> list[list[int]]:
-    """Index ranges of the cues of one sentence (recursive best split)."""
+    """Index ranges of the cues of one sentence: split at silences over ``max_gap``, then into
+    the fewest cues that fit the limits (every line within ``max_line_chars``, at most
+    ``max_lines``, at most ``max_seconds``), with the best breaks (``break_costs``) and no cue
+    much shorter than a second. A single word is a cue even when it breaks a limit."""
     n = len(words)
-    # forced splits at long silences
-    pieces: list[tuple[int, int]] = []
-    a = 0
-    for k in range(n - 1):
-        if times[k + 1][0] - times[k][1] > limits.max_gap:
-            pieces.append((a, k + 1))
-            a = k + 1
-    pieces.append((a, n))
+    lens = [len(punctuated(w)) for w in words]
+    costs = break_costs(words, times)
     out: list[list[int]] = []
-
-    def rec(lo: int, hi: int) -> None:
-        if hi - lo <= 1 or _fits(words[lo:hi], times[lo:hi], limits):
-            out.append(list(range(lo, hi)))
-            return
-        lens = [len(punctuated(w)) + 1 for w in words[lo:hi]]
-        total = sum(lens)
-        best, best_cost = lo + 1, None
-        acc = 0
-        for k in range(lo, hi - 1):  # split after word k
-            acc += lens[k - lo]
-            balance = abs(2 * acc - total) / total  # 0 = halves of equal length
-            comma = 0.5 if words[k].label == COMMA else 0.0
-            pause = min(max(times[k + 1][0] - times[k][1], 0.0), 1.0) * 0.3
-            cost = balance - comma - pause
-            if best_cost is None or cost < best_cost:
-                best, best_cost = k + 1, cost
-        rec(lo, best)
-        rec(best, hi)
-
-    for lo, hi in pieces:
-        rec(lo, hi)
+    a = 0
+    for k in range(n):
+        if k == n - 1 or times[k + 1][0] - times[k][1] > limits.max_gap:
+            out += _best_cues(a, k + 1, lens, times, costs, limits)
+            a = k + 1
     return out
+
+
+def _best_cues(lo: int, hi: int, lens: Sequence[int], times: Sequence[tuple[float, float]],
+               costs: Sequence[float], limits: CueLimits) -> list[list[int]]:
+    """The cues of words lo..hi-1 (see ``_split_points``): a shortest path over cue ends, each
+    cue costing 1, plus its end's break cost, plus a penalty when it is shorter than 1.2 s or
+    20 characters (a flash the eye cannot read), plus the square of its unused share of
+    ``max_lines * max_line_chars`` (so that cues of a sentence are about as long)."""
+    inf = float("inf")
+    capacity = limits.max_line_chars * limits.max_lines
+    g = [inf] * (hi + 1)
+    back = [lo] * (hi + 1)
+    g[lo] = 0.0
+    for i in range(lo, hi):
+        if g[i] == inf:
+            continue
+        line_lens: list[int] = []
+        end = times[i][1]
+        for j in range(i + 1, hi + 1):
+            line_lens.append(lens[j - 1])
+            end = max(end, times[j - 1][1])
+            if j > i + 1 and (not _fit_lines(line_lens, limits) or end - times[i][0] > limits.max_seconds):
+                break
+            chars = sum(line_lens) + len(line_lens) - 1
+            short = 0.8 * max(0.0, 1.0 - (end - times[i][0]) / 1.2) + 0.4 * max(0.0, 1.0 - chars / 20)
+            empty = (1.0 - min(chars / capacity, 1.0)) ** 2  # convex: of as many cues, evenly filled ones
+            c = g[i] + 1.0 + short + empty + (costs[j - 1] if j < hi else 0.0)
+            if c < g[j]:
+                g[j], back[j] = c, i
+    cuts = [hi]
+    while cuts[-1] > lo:
+        cuts.append(back[cuts[-1]])
+    cuts.reverse()
+    return [list(range(a, b)) for a, b in zip(cuts, cuts[1:])]
 
 
 def make_cues(utts: Sequence[Utterance], limits: CueLimits = CueLimits()) -> list[Cue]:
     """Subtitle cues of the utterances, in order of start time: one per sentence, a
-    sentence that breaks ``limits`` split at a comma, a pause or its middle (in that
-    order of preference). Words without times get times spread between timed
-    neighbours; an utterance with no timed word raises ValueError."""
+    sentence that breaks ``limits`` split into the fewest cues that fit, at marks, pauses
+    and phrase boundaries (``_split_points``), each wrapped into lines the same way; a cue
+    lasts at most ``max_seconds`` and ends no later than the next cue starts. Words
+    without times get times spread between timed neighbours; an utterance with no timed
+    word raises ValueError."""
     cues: list[Cue] = []
     for u in utts:
         if not u.words:
@@ -274,10 +348,16 @@ def make_cues(utts: Sequence[Utterance], limits: CueLimits = CueLimits()) -> lis
         for sent in split_sentences(u.words, u):
             s0 = index[id(sent[0])]
             st = times[s0 : s0 + len(sent)]
+            costs = break_costs(sent, st)
             for rng in _split_points(sent, st, limits):
                 ws = [sent[i] for i in rng]
                 start, end = st[rng[0]][0], max(t[1] for t in (st[i] for i in rng))
-                lines = wrap_lines([punctuated(w) for w in ws], limits.max_line_chars, limits.max_lines)
-                cues.append(Cue(start=start, end=max(end, start), words=ws, speaker=speaker_of(ws[0], u), lines=lines))
+                end = min(max(end, start), start + limits.max_seconds)  # a single long word: shown max_seconds
+                lines = wrap_lines([punctuated(w) for w in ws], limits.max_line_chars, limits.max_lines,
+                                   [costs[i] for i in rng[:-1]] + [0.0])
+                cues.append(Cue(start=start, end=end, words=ws, speaker=speaker_of(ws[0], u), lines=lines))
     cues.sort(key=lambda c: c.start)
+    for c, nxt in zip(cues, cues[1:]):  # a cue ends when the next begins (words whose times overlap)
+        if c.end > nxt.start:
+            c.end = max(nxt.start, c.start)
     return cues

@@ -1,9 +1,12 @@
 """SubRip (``.srt``) and WebVTT (``.vtt``) subtitles with sentence-level cues.
 
-Writing: one cue per sentence (punct.io.sentences.make_cues); a sentence longer
-than the limits of ``CueLimits`` (42 characters a line, 2 lines, 7 seconds;
-a silence over 2 s always splits) is split at a comma, else at a pause, else
-in its middle, and each cue's text is wrapped into at most two balanced lines.
+Writing: one cue per sentence (punct.io.sentences.make_cues); a sentence beyond
+the limits of ``CueLimits`` (42 characters a line, 2 lines, 7 seconds; a silence
+over 2 s always splits) is split into the fewest cues that keep every line within
+them, breaking at marks, pauses and phrase boundaries, and each cue's text is
+wrapped the same way; a cue ends before the next begins. Recognizer tokens in
+brackets (``<unk>``, ``[noise]``) are left out, or kept (``bracketed="escape"``:
+``[unk]`` in SubRip, ``&lt;unk&gt;`` in WebVTT; ``shown``).
 Cues never join two utterances or two speakers. WebVTT cues name their speaker
 (``<v Ann>``) and, unless ``word_times=False``, carry each word's start as an
 inline timestamp (``<00:00:03.390>morning``), which players ignore or use for
@@ -25,12 +28,16 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
-from punct.io.sentences import CueLimits, attach_marks_only, make_cues, make_word, split_token
+from punct.io.sentences import CueLimits, attach_marks_only, make_cues, make_word, punctuated, spelling, split_token
+from punct.labels import O, stronger
 from punct.words import Utterance, Word
+
+if TYPE_CHECKING:
+    from punct.io.options import WriteOptions
 
 NAME = "srt"
 EXTENSIONS = (".srt", ".vtt")
@@ -164,20 +171,50 @@ def _vtt_escape(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def to_srt(utts: Iterable[Utterance], limits: CueLimits = CueLimits()) -> str:
+def is_bracketed(w: Word) -> bool:
+    """A recognizer's token in angle or square brackets (``<unk>``, ``[noise]``, ``<sil>``)."""
+    s = spelling(w)
+    return len(s) >= 2 and (s[0], s[-1]) in (("<", ">"), ("[", "]"))
+
+
+def shown(utts: Iterable[Utterance], kind: str, bracketed: str = "drop") -> list[Utterance]:
+    """The utterances as subtitles show them (punct.io.options.BRACKETED): bracketed tokens
+    left out (``drop``; a mark of theirs goes to the word before), or kept (``escape``), in
+    SubRip in square brackets (``[unk]``: SubRip has no escape, and players read ``<unk>`` as a
+    tag), in WebVTT as they are (escaped as ``&lt;unk&gt;`` when written). The words are copies."""
+    from dataclasses import replace
+
+    out = []
+    for u in utts:
+        words: list[Word] = []
+        for w in u.words:
+            if not is_bracketed(w):
+                words.append(replace(w))
+            elif bracketed == "drop":
+                if words and w.label != O:
+                    words[-1].label = stronger(words[-1].label, w.label)
+            elif kind == "srt" and spelling(w).startswith("<"):
+                words.append(replace(w, written="[" + spelling(w)[1:-1] + "]"))
+            else:
+                words.append(replace(w))
+        out.append(replace(u, words=words))
+    return out
+
+
+def to_srt(utts: Iterable[Utterance], limits: CueLimits = CueLimits(), bracketed: str = "drop") -> str:
     """SubRip text of the utterances' sentence cues."""
     out = []
-    for i, c in enumerate(_cues(utts, limits), 1):
+    for i, c in enumerate(_cues(shown(utts, "srt", bracketed), limits), 1):
         out.append(f"{i}\n{_stamp(c.start, ',')} --> {_stamp(c.end, ',')}\n" + "\n".join(c.lines) + "\n")
     return "\n".join(out)
 
 
-def to_vtt(utts: Iterable[Utterance], limits: CueLimits = CueLimits(), word_times: bool = True) -> str:
-    """WebVTT text of the utterances' sentence cues (speakers as ``<v>``, word starts inline)."""
-    from punct.io.sentences import punctuated
-
+def to_vtt(utts: Iterable[Utterance], limits: CueLimits = CueLimits(), word_times: bool = True,
+           bracketed: str = "drop") -> str:
+    """WebVTT text of the utterances' sentence cues (speakers as ``<v>``, word starts inline
+    unless ``word_times=False``)."""
     out = ["WEBVTT\n"]
-    for c in _cues(utts, limits):
+    for c in _cues(shown(utts, "vtt", bracketed), limits):
         tokens = []
         for k, w in enumerate(c.words):
             tok = _vtt_escape(punctuated(w))
@@ -204,14 +241,17 @@ def _cues(utts: Iterable[Utterance], limits: CueLimits):
 
 
 def write(utts: Iterable[Utterance], path: str | Path, kind: str | None = None, limits: CueLimits = CueLimits(),
-          word_times: bool = True) -> None:
-    """Write SubRip or WebVTT (``kind`` ``"srt"``/``"vtt"``, default by extension)."""
+          word_times: bool = True, bracketed: str = "drop", options: "WriteOptions | None" = None) -> None:
+    """Write SubRip or WebVTT (``kind`` ``"srt"``/``"vtt"``, default by extension); ``options``
+    (punct.io.options.WriteOptions), when given, sets the limits, word times and bracketed tokens."""
     path = Path(path)
     kind = kind or kind_of(path)
     if kind not in ("srt", "vtt"):
         raise PunctError(f"unknown subtitle kind {kind!r} (srt or vtt)", path)
+    if options is not None:
+        limits, word_times, bracketed = options.cue_limits, options.word_times, options.bracketed
     try:
-        text = to_vtt(utts, limits, word_times) if kind == "vtt" else to_srt(utts, limits)
+        text = to_vtt(utts, limits, word_times, bracketed) if kind == "vtt" else to_srt(utts, limits, bracketed)
     except PunctError as e:
         raise PunctError(e.message, path) from None
     with atomic_write(path) as f:

@@ -19,6 +19,8 @@ Trackers:
 ``yin``     aubio's plain YIN, gated the same way.
 ``praat``   Praat's autocorrelation method through parselmouth, with Praat's own
             voicing decision (about 0.008 of real time); a good reference.
+``pyin``    librosa's probabilistic YIN with its HMM voicing decision; slow (numba
+            compiles it on first use), an option for comparison.
 """
 from __future__ import annotations
 
@@ -170,14 +172,48 @@ class PraatTracker:
         return PitchTrack(f0, voiced)
 
 
+class PyinTracker:
+    """librosa's probabilistic YIN (Mauch and Dixon 2014), with its own HMM voicing decision.
+
+    ``librosa.pyin`` frames are centred at ``k * hop`` (``center=True``), punct's grid. Slow:
+    numba compiles it on first use (about a minute on a fresh machine) and it then runs at
+    about a fifth of real time (benchmarks/bench_pitch.py), so it is an option, not the default.
+    """
+
+    name = "pyin"
+
+    def __init__(self, cfg: PitchConfig):
+        self.cfg = cfg
+
+    def track(self, x: np.ndarray, rate: int, hop: int) -> PitchTrack:
+        import librosa
+
+        n = n_frames(len(x), hop)
+        win = int(2 ** int(np.ceil(np.log2(max(self.cfg.window * rate, 2 * hop)))))
+        if n == 0 or len(x) < win or not np.any(x):
+            return _unvoiced(n)
+        f0, voiced, _ = librosa.pyin(np.asarray(x, dtype=np.float32), fmin=self.cfg.floor, fmax=self.cfg.ceiling,
+                                     sr=rate, frame_length=win, hop_length=hop, center=True)
+        f0 = np.nan_to_num(f0[:n], nan=0.0).astype(np.float32)
+        voiced = np.asarray(voiced[:n], dtype=bool) & (f0 > 0)
+        if len(f0) < n:
+            f0 = np.concatenate([f0, np.zeros(n - len(f0), dtype=np.float32)])
+            voiced = np.concatenate([voiced, np.zeros(n - len(voiced), dtype=bool)])
+        return PitchTrack(np.where(voiced, f0, 0.0).astype(np.float32), voiced)
+
+
+#: the trackers tests run on every change; ``pyin`` (librosa) works too, but compiles for a minute
 TRACKERS = ("yinfft", "yin", "praat")
+ALL_TRACKERS = TRACKERS + ("pyin",)
 
 
 def get_tracker(name: str, cfg: PitchConfig | None = None) -> PitchTracker:
-    """The pitch tracker called ``name`` (one of TRACKERS)."""
+    """The pitch tracker called ``name`` (one of ALL_TRACKERS)."""
     cfg = cfg or PitchConfig()
     if name in ("yinfft", "yin"):
         return AubioTracker(name, cfg)
     if name == "praat":
         return PraatTracker(cfg)
-    raise PunctError(f"unknown pitch tracker {name!r} (known: {', '.join(TRACKERS)})")
+    if name == "pyin":
+        return PyinTracker(cfg)
+    raise PunctError(f"unknown pitch tracker {name!r} (known: {', '.join(ALL_TRACKERS)})")

@@ -171,3 +171,33 @@ def test_the_library_refuses_an_empty_batch(model_path):
 
     with pytest.raises(ValueError, match="batch_size at least 1, got 200 and 0"):
         Restorer.load(model_path, window=200, batch_size=0)
+
+
+def test_output_form_options(tmp_path, model_path, ctm):
+    """--ctm-marks, --no-word-times, --max-line-chars reach the writers; a data directory input's
+    Kaldi files reach a data directory output, with its spelling in text."""
+    from punct.bin import restore
+
+    rc = [restore.main(["--model", str(model_path), str(ctm), "-o", str(tmp_path / f"{form}.ctm"), "--ctm-marks", form])
+          for form in ("comment", "glued", "none")]
+    assert rc == [0, 0, 0]
+    comment, glued, none = ((tmp_path / f"{f}.ctm").read_text().splitlines() for f in ("comment", "glued", "none"))
+    assert [x for x in comment if not x.startswith(";;")] == none == ctm.read_text().splitlines()
+    assert sum(x.startswith(";; punct-mark ") for x in comment) == sum(x.split()[4][-1] in ",.?" for x in glued) > 0
+    assert restore.main(["--model", str(model_path), str(ctm), "-o", str(tmp_path / "a.vtt"), "--no-word-times",
+                         "--max-line-chars", "20"]) == 0
+    cues = (tmp_path / "a.vtt").read_text().split("\n\n")[1:]
+    assert cues and all(len(line) <= 20 for c in cues for line in c.splitlines()[1:])
+    assert "<00:" not in (tmp_path / "a.vtt").read_text()
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "wav.scp").write_text("talk /data/talk.wav\n")
+    (d / "reco2file_and_channel").write_text("talk talk 1\n")
+    (d / "ctm").write_text(ctm.read_text())
+    out = tmp_path / "out"
+    assert restore.main(["--model", str(model_path), str(d), "-o", str(out), "--output-format", "datadir"]) == 0
+    assert (out / "wav.scp").read_text() == "talk /data/talk.wav\n"
+    assert (out / "reco2file_and_channel").read_text() == "talk talk 1\n"
+    assert (out / "text").read_text().split()[1:] == [x.split()[4] for x in ctm.read_text().splitlines()]  # upper case
+    assert restore.main(["--model", str(model_path), str(ctm), "-o", str(tmp_path / "x.srt"), "--max-cue-seconds",
+                         "0"]) == 1

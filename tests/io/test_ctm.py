@@ -179,10 +179,18 @@ def test_a_segment_open_to_the_end_of_its_recording(tmp_path):
 def test_write_punctuated_and_plain(tmp_path):
     u = Utterance("x", [Word("good", "COMMA", 3.24, 3.39, 1.0, written="GOOD"), Word("bye", "PERIOD", 3.5, 3.75)],
                   recording="call", channel="A")
-    ctm.write([u], tmp_path / "p.ctm")
+    ctm.write([u], tmp_path / "p.ctm", marks="glued")
     assert (tmp_path / "p.ctm").read_text() == "call A 3.24 0.15 GOOD, 1.00\ncall A 3.50 0.25 bye.\n"
     ctm.write([u], tmp_path / "q.ctm", marks=False)
     assert (tmp_path / "q.ctm").read_text() == "call A 3.24 0.15 GOOD 1.00\ncall A 3.50 0.25 bye\n"
+    ctm.write([u], tmp_path / "c.ctm")  # the default: the words as spelled, the marks on comment lines
+    lines = (tmp_path / "c.ctm").read_text().splitlines()
+    assert lines[0].startswith(";; punct: ")
+    assert lines[1:] == ["call A 3.24 0.15 GOOD 1.00", ";; punct-mark call A 3.24 ,",
+                         "call A 3.50 0.25 bye", ";; punct-mark call A 3.50 ."]
+    for name in ("p.ctm", "c.ctm"):
+        (back,) = ctm.read(tmp_path / name)
+        assert [(w.text, w.written, w.label) for w in back.words] == [("good", "GOOD", "COMMA"), ("bye", None, "PERIOD")]
     u.words[1].start = None
     with pytest.raises(PunctError, match="word 2 .* has no times"):
         ctm.write([u], tmp_path / "r.ctm")
@@ -195,10 +203,10 @@ def test_write_keeps_the_word_order_of_each_utterance(tmp_path):
                          Word("result", "COMMA", 1.10, 1.50)], recording="call", channel="1")
     early = Utterance("u0", [Word("hi", "PERIOD", 0.10, 0.40)], recording="call", channel="1")
     other = Utterance("u2", [Word("yes", "PERIOD", 0.0, 0.2)], recording="b", channel="1")
-    ctm.write([u, early, other], tmp_path / "w.ctm")
+    ctm.write([u, early, other], tmp_path / "w.ctm", marks="glued")
     assert [line.split()[4] for line in (tmp_path / "w.ctm").read_text().splitlines()] == \
         ["yes.", "hi.", "as", "a", "result,"]
-    ctm.write([u, early, other], tmp_path / "s.ctm", sort=True)
+    ctm.write([u, early, other], tmp_path / "s.ctm", marks="glued", sort=True)
     assert [line.split()[4] for line in (tmp_path / "s.ctm").read_text().splitlines()] == \
         ["yes.", "hi.", "a", "as", "result,"]
     back = ctm.read(tmp_path / "w.ctm")

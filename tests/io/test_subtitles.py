@@ -83,7 +83,9 @@ def test_srt_text_and_round_trip(tmp_path):
 def test_vtt_speakers_word_starts_escaping_round_trip(tmp_path):
     u = Utterance("u", timed("Q&A <unk> time. yes?", speaker="Ann") + timed("sure.", speaker="Bob", t0=3.0))
     p = tmp_path / "u.vtt"
-    subtitles.write([u], p)
+    subtitles.write([u], p)  # by default a bracketed token is left out
+    assert "<v Ann>Q&amp;A <00:00:00.800>time." in p.read_text()
+    subtitles.write([u], p, bracketed="escape")
     text = p.read_text()
     assert text.startswith("WEBVTT\n\n")
     assert "<v Ann>Q&amp;A <00:00:00.400>&lt;unk&gt; <00:00:00.800>time." in text

@@ -8,6 +8,8 @@ hop, 22-54 ms late at 16 kHz before punct.prosody.pitch corrects it.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -81,3 +83,16 @@ def test_semitones_and_unknown_tracker():
     assert abs(np.median(st[st != 0]) - 12.0) < 0.1
     with pytest.raises(PunctError, match="unknown pitch tracker 'crepe'"):
         get_tracker("crepe")
+
+
+@pytest.mark.skipif(os.environ.get("PUNCT_TEST_PYIN") != "1",
+                    reason="librosa.pyin compiles for about a minute: set PUNCT_TEST_PYIN=1")
+def test_pyin_on_a_tone_and_a_glide():
+    pytest.importorskip("librosa")
+    tr = get_tracker("pyin", PitchConfig())
+    x = harmonic(np.full(RATE, 220.0), n_harm=6)
+    track = tr.track(x, RATE, HOP)
+    assert len(track.f0) == 1 + (len(x) - 1) // HOP
+    inner = track.f0[10:-10]
+    assert track.voiced[10:-10].mean() > 0.9 and np.median(np.abs(inner[inner > 0] / 220.0 - 1)) < 0.01
+    assert not get_tracker("pyin").track(np.zeros(RATE, dtype=np.float32), RATE, HOP).voiced.any()
