@@ -191,7 +191,8 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
     """
     import numpy as np
 
-    from punct.engine.decode import accept_count, run_streams
+    from punct.engine.runtime import run_windows
+    from punct.engine.windows import accept_count
 
     if window < 2:
         raise ValueError("window must be at least 2 words")
@@ -218,7 +219,7 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
         if with_feats:
             feats = [np.stack([row for _, row in w]) for w in wins]
             wins = [[t for t, _ in w] for w in wins]
-        preds, post = run_streams(model, wins, window=window, batch_size=batch_size, feats=feats, probs=probs)
+        preds, post = run_windows(model, wins, batch_size, feats=feats, probs=probs)
         still = []
         for j, (i, p) in enumerate(zip(active, preds)):
             at_end = exhausted[i] and len(bufs[i]) <= window
@@ -240,6 +241,7 @@ class Restorer:
         self.vocab = vocab
         self.window = window
         self.batch_size = batch_size
+        self.runtime = "torch"
         self._cache: dict[str, tuple[list[str], list[int]]] = {}
         inputs = getattr(model, "punct_inputs", None)
         self.inputs = inputs if getattr(inputs, "columns", None) else None  # a model with per-word features
@@ -249,16 +251,18 @@ class Restorer:
                              "prepare a data directory and run stage 4, then punct.bin.decode)")
 
     @classmethod
-    def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None) -> "Restorer":
-        """Load ``model_path`` (default: DEFAULT_MODEL); window and batch size default to its training values."""
-        from punct.engine.checkpoint import load_model
-        from punct.engine.decode import decode_window_of
+    def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None,
+             runtime: str | None = None, threads: int = 1) -> "Restorer":
+        """Load ``model_path`` (default: DEFAULT_MODEL); window and batch size default to its training values;
+        ``runtime`` and ``threads``: punct.engine.runtime (``auto``: ONNX Runtime when it can, else torch)."""
+        from punct.engine.runtime import load_for_restore
 
         path = resolve_model(model_path)
-        model, vocab, ck = load_model(path)
-        tc = ck.get("train_config", {}) or {}
-        return cls(model, vocab, window=decode_window_of(tc) if window is None else window,
-                   batch_size=min(int(tc.get("batch_size", 32)), 64) if batch_size is None else batch_size)
+        model, vocab, defaults, used = load_for_restore(path, runtime, threads)
+        r = cls(model, vocab, window=defaults["window"] if window is None else window,
+                batch_size=defaults["batch_size"] if batch_size is None else batch_size)
+        r.runtime = used
+        return r
 
     def model_tokens(self, w: Word) -> list[str]:
         """The model's tokens of one input word (see the module docstring)."""
@@ -459,8 +463,10 @@ class EnsembleRestorer:
 
     @classmethod
     def load(cls, model_paths: Sequence[str | Path], weights: Sequence[float] | None = None,
-             window: int | None = None, batch_size: int | None = None, bias=None) -> "EnsembleRestorer":
-        return cls([Restorer.load(p, window=window, batch_size=batch_size) for p in model_paths], weights, bias)
+             window: int | None = None, batch_size: int | None = None, bias=None,
+             runtime: str | None = None, threads: int = 1) -> "EnsembleRestorer":
+        return cls([Restorer.load(p, window=window, batch_size=batch_size, runtime=runtime, threads=threads)
+                     for p in model_paths], weights, bias)
 
     def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
                 copy: bool = True) -> list[Utterance]:
@@ -652,11 +658,13 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
                  input_format: str | None = None, output_format_name: str | None = None, speaker_breaks: bool = False,
                  window: int | None = None, batch_size: int | None = None, segments: str | Path | None = None,
                  stdout: TextIO | None = None, weights: Sequence[float] | None = None,
-                 bias=None, capitalize_words: bool = False) -> list[Utterance]:
+                 bias=None, capitalize_words: bool = False, runtime: str | None = None,
+                 threads: int = 1) -> list[Utterance]:
     """Read ``input_path``, punctuate it with ``model`` (default model when None; a list of
     several model files restores with their ensemble, ``weights`` for its mean), with the
     decision ``bias`` if given, in sentence case if ``capitalize_words`` (``capitalize``),
-    write ``output`` (stdout when None); returns the punctuated utterances."""
+    write ``output`` (stdout when None); returns the punctuated utterances. ``runtime``, ``threads``:
+    what runs the model (punct.engine.runtime)."""
     fmt_out = output_format(output, output_format_name)
     paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
     utts = read_input(input_path, input_format, segments=segments)
@@ -664,9 +672,10 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     out_dir = per_recording_dir(output, fmt_out, utts, input_path)
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
     if len(paths) > 1 or weights is not None or bias is not None:
-        restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size, bias=bias)
+        restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size, bias=bias,
+                                         runtime=runtime, threads=threads)
     else:
-        restorer = Restorer.load(paths[0], window=window, batch_size=batch_size)
+        restorer = Restorer.load(paths[0], window=window, batch_size=batch_size, runtime=runtime, threads=threads)
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False)
     if capitalize_words:
         log.info("sentence case: %d words spelled anew", capitalize(stream_words(hyp, speaker_breaks)))

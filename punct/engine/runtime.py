@@ -1,0 +1,336 @@
+"""The runtime that runs a model for ``punct restore``: torch, or ONNX Runtime without torch.
+
+``PUNCT_RUNTIME`` (or ``punct restore --runtime``) chooses: ``torch``; ``onnx`` (float32
+graph); ``onnx-int8`` (its weights quantized to int8 by onnxruntime's dynamic
+quantization: smaller, and not the same labels, so only on request); ``auto`` (the
+default): ``onnx`` when onnxruntime is installed and the model's family exports
+(``ONNX_MODELS``), else ``torch``.
+
+The ONNX graph is exported from the checkpoint once (torch is needed then) and cached
+outside the repository as ``$PUNCT_CACHE/onnx/<sha256 of the model file>[.int8].onnx``
+(``PUNCT_CACHE``, default ``~/.cache/punct``), written atomically; a changed model file
+has another digest and so another graph, and a cached file that does not load, or whose
+recorded digest is not its name's, is exported again. The graph takes the word ids, the
+window lengths and, for a model with per-word features, their raw values (the featurizer's
+``select`` rows: normalization and the missing flag are inside the graph), and returns the
+logits; the featurizer's state, the vocabulary and the decoding window travel in the graph's
+metadata, so a later run loads onnxruntime and numpy only.
+
+Two parts of the torch model are traced in a form that exports with the same results
+up to float rounding: the additive attention's scores are computed in one pass (the
+blocked loop of punct.models.layers is shaped by the traced input), as one matrix product
+with the attention vector, which onnxruntime runs faster than a broadcast product; the
+bidirectional GRU always packs its rows (the same states when all rows are full), so
+that one graph serves windows of any lengths.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from punct.errors import PunctError
+
+log = logging.getLogger(__name__)
+
+RUNTIMES = ("auto", "onnx", "onnx-int8", "torch")
+#: the model families whose graphs export and are checked against torch (tests/engine/test_runtime.py)
+ONNX_MODELS = frozenset({"tbrnn", "tbrnn_pre", "ta_brnn"})
+FORMAT = "punct-onnx-1"
+OPSET = 17
+
+
+def runtime_choice(name: str | None = None) -> str:
+    """``name``, else ``$PUNCT_RUNTIME``, else ``auto``; a PunctError for an unknown one."""
+    name = name or os.environ.get("PUNCT_RUNTIME", "") or "auto"
+    if name not in RUNTIMES:
+        raise PunctError(f"unknown runtime {name!r} (PUNCT_RUNTIME or --runtime: one of {', '.join(RUNTIMES)})")
+    return name
+
+
+def onnx_available() -> bool:
+    """True when onnxruntime can be imported (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("onnxruntime") is not None
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("PUNCT_CACHE") or Path.home() / ".cache" / "punct")
+
+
+def file_digest(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def onnx_path(digest: str, int8: bool = False) -> Path:
+    """Where the graph of the model file with sha256 ``digest`` is cached."""
+    return cache_dir() / "onnx" / f"{digest}{'.int8' if int8 else ''}.onnx"
+
+
+# ----------------------------------------------------------------------------- export
+
+@contextlib.contextmanager
+def _exportable() -> Iterator[None]:
+    """The attention scores in one pass and the BiGRU always packed, while tracing (module docstring)."""
+    import torch
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    from punct.models import layers, tbrnn
+
+    def scores(P, Q, w, block=0, compiled=None):
+        Z = torch.tanh(P.unsqueeze(1) + Q.unsqueeze(2))  # [B,T,J,A]
+        return torch.matmul(Z.reshape(-1, Z.shape[-1]), w.unsqueeze(1)).reshape(Z.shape[:3])
+
+    def packed(self, x, lengths):
+        packed_x = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+        return pad_packed_sequence(self.rnn(packed_x)[0], batch_first=True, total_length=x.shape[1])[0]
+
+    saved = tbrnn.additive_scores, layers.BiGRU.forward
+    tbrnn.additive_scores, layers.BiGRU.forward = scores, packed
+    try:
+        yield
+    finally:
+        tbrnn.additive_scores, layers.BiGRU.forward = saved
+
+
+def _graph_module(model, inputs):
+    """``model`` behind the graph's inputs: ids [B,T], lengths [B] (+ raw feats [B,T,F+1])."""
+    import torch
+
+    columns = bool(getattr(inputs, "columns", None))
+
+    class Graph(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            if columns:
+                self.register_buffer("mean", torch.from_numpy(np.asarray(inputs.mean, np.float32)))
+                self.register_buffer("std", torch.from_numpy(np.maximum(inputs.std, inputs.SD_FLOOR).astype(np.float32)))
+
+        def forward(self, ids, lengths, feats=None):
+            mask = torch.arange(ids.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)
+            if not columns:
+                return self.model(ids=ids, mask=mask)
+            missing = (feats[..., -1] > 0.5) | ~mask  # as FeatureInputs.tensors
+            x = feats[..., :-1]
+            if inputs.normalize:
+                x = (x - self.mean) / self.std
+            return self.model(ids=ids, mask=mask, feats=x.masked_fill(missing.unsqueeze(-1), 0.0), feat_missing=missing)
+
+    return Graph().eval(), columns
+
+
+def export_onnx(model_path: str | Path, out: str | Path, digest: str | None = None, int8: bool = False) -> Path:
+    """Export the checkpoint ``model_path`` to the ONNX graph ``out`` (atomically), checked
+    against torch on a random batch (same labels); ``int8`` quantizes its weights after."""
+    import tempfile
+
+    import torch
+
+    from punct.engine.checkpoint import load_model
+    from punct.engine.windows import decode_window_of
+    from punct.fsutil import atomic_write
+
+    t0 = time.monotonic()
+    digest = digest or file_digest(model_path)
+    model, _, ck = load_model(model_path)
+    if ck["model"] not in ONNX_MODELS:
+        raise PunctError(f"the ONNX runtime runs {', '.join(sorted(ONNX_MODELS))}, not {ck['model']} "
+                         f"(use PUNCT_RUNTIME=torch)", model_path)
+    inputs = model.punct_inputs
+    graph, columns = _graph_module(model, inputs)
+    g = torch.Generator().manual_seed(0)
+    n_ids = max(4, int(getattr(inputs, "input_size", 4)))
+    ids = torch.randint(3, n_ids, (3, 12), generator=g)
+    lengths = torch.tensor([12, 7, 1])
+    args: tuple = (ids, lengths)
+    names = ["ids", "lengths"]
+    axes: dict[str, dict[int, str]] = {"ids": {0: "batch", 1: "words"}, "lengths": {0: "batch"},
+                                       "logits": {0: "batch", 1: "words"}}
+    if columns:
+        feats = torch.rand(3, 12, inputs.n_feats + 1, generator=g)
+        feats[..., -1] = (torch.rand(3, 12, generator=g) < 0.3).float()
+        args += (feats,)
+        names.append("feats")
+        axes["feats"] = {0: "batch", 1: "words"}
+    import onnx
+
+    with tempfile.TemporaryDirectory(prefix="punct-onnx-") as tmp:
+        raw = Path(tmp) / "model.onnx"
+        with _exportable(), torch.no_grad(), warnings_quiet():
+            torch.onnx.export(graph, args, str(raw), dynamo=False, input_names=names, output_names=["logits"],
+                              dynamic_axes=axes, opset_version=OPSET)
+        proto = onnx.load(str(raw))
+        tc = ck.get("train_config", {}) or {}
+        meta = {"format": FORMAT, "source_sha256": digest, "model": ck["model"], "int8": int8,
+                "inputs": ck.get("inputs") or {"kind": "words"}, "vocab": list(ck.get("vocab") or []),
+                "window": decode_window_of(tc), "batch_size": min(int(tc.get("batch_size", 32)), 64)}
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = "punct", json.dumps(meta)
+        onnx.save(proto, str(raw))
+        if int8:
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
+            q = Path(tmp) / "model.int8.onnx"
+            quantize_dynamic(str(raw), str(q), weight_type=QuantType.QInt8)
+            raw = q
+        data = raw.read_bytes()
+        check = Path(tmp) / "check.onnx"
+        check.write_bytes(data)
+        with torch.no_grad():
+            want = graph(*args).argmax(-1)
+        got = OnnxModel(check, expect_digest=digest).logits(*[a.numpy() for a in args]).argmax(-1)
+        mask = (torch.arange(12).unsqueeze(0) < lengths.unsqueeze(1)).numpy()
+        agree = float((got == want.numpy())[mask].mean())
+        if agree < 1.0 and not int8:
+            raise PunctError(f"the exported graph's labels differ from torch's on {1 - agree:.1%} of a test batch", model_path)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(out, "wb", encoding=None) as f:
+        f.write(data)
+    log.info("exported %s to ONNX%s in %.1f s: %s", model_path, " (int8)" if int8 else "", time.monotonic() - t0, out)
+    return out
+
+
+@contextlib.contextmanager
+def warnings_quiet() -> Iterator[None]:
+    """torch.onnx's tracer warnings (the traced shapes of a model with dynamic axes) are not the user's."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+# ----------------------------------------------------------------------------- running
+
+class OnnxModel:
+    """An exported graph in an onnxruntime session: ``logits(ids, lengths[, feats])``, and what
+    the restorer needs beside it (``punct_inputs``, ``vocab``, ``window``, ``batch_size``)."""
+
+    runtime = "onnx"
+
+    def __init__(self, path: str | Path, threads: int = 1, expect_digest: str | None = None):
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, int(threads))
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+            meta = json.loads(self.session.get_modelmeta().custom_metadata_map["punct"])
+        except Exception as e:  # onnxruntime raises its own types for an unreadable file
+            raise PunctError(f"not a readable punct ONNX graph ({type(e).__name__}: {str(e).strip()[:160]})", path) from None
+        if meta.get("format") != FORMAT or (expect_digest is not None and meta.get("source_sha256") != expect_digest):
+            raise PunctError("an ONNX graph of another model or format", path)
+        from punct.engine.inputs import inputs_from_checkpoint
+
+        self.path = Path(path)
+        self.meta = meta
+        self.int8 = bool(meta.get("int8"))
+        self.punct_inputs = inputs_from_checkpoint({"inputs": meta["inputs"], "vocab": meta["vocab"]})
+        self.vocab = getattr(self.punct_inputs, "vocab", self.punct_inputs)
+        self.window = int(meta["window"])
+        self.batch_size = int(meta["batch_size"])
+        self.columns = bool(getattr(self.punct_inputs, "columns", None))
+
+    def logits(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None) -> np.ndarray:
+        """float32 [B,T,len(LABELS)] for int ids [B,T], lengths [B] (and raw feats [B,T,F+1])."""
+        f = {"ids": np.asarray(ids, dtype=np.int64), "lengths": np.asarray(lengths, dtype=np.int64)}
+        if self.columns:
+            if feats is None:
+                raise PunctError("this model reads per-word features (pause): none were given with the words")
+            f["feats"] = np.asarray(feats, dtype=np.float32)
+        return self.session.run(None, f)[0]
+
+
+def load_onnx(model_path: str | Path, threads: int = 1, int8: bool = False) -> OnnxModel:
+    """The cached graph of ``model_path`` in a session, exported first when it is missing,
+    of another model or unreadable (module docstring)."""
+    digest = file_digest(model_path)
+    path = onnx_path(digest, int8)
+    if path.is_file():
+        try:
+            return OnnxModel(path, threads, expect_digest=digest)
+        except PunctError as e:
+            log.warning("%s; exporting it again", e)
+    export_onnx(model_path, path, digest, int8=int8)
+    return OnnxModel(path, threads, expect_digest=digest)
+
+
+def load_for_restore(model_path: str | Path, runtime: str | None = None, threads: int = 1
+                     ) -> tuple[Any, Any, dict[str, int], str]:
+    """(model, vocabulary or featurizer, {"window", "batch_size"} defaults, runtime used) for
+    punct.restore: an OnnxModel, or the torch model of punct.engine.checkpoint.load_model."""
+    choice = runtime_choice(runtime)
+    if choice != "torch":
+        if not onnx_available():
+            if choice != "auto":
+                raise PunctError(f"runtime {choice} needs onnxruntime (pip install onnxruntime), or use PUNCT_RUNTIME=torch")
+        else:
+            try:
+                m = load_onnx(model_path, threads, int8=choice == "onnx-int8")
+                return m, m.vocab, {"window": m.window, "batch_size": m.batch_size}, choice if choice != "auto" else "onnx"
+            except PunctError as e:
+                if choice != "auto":
+                    raise
+                log.info("ONNX runtime not used (%s): torch runs the model", e)
+    import torch
+
+    from punct.engine.checkpoint import load_model
+    from punct.engine.windows import decode_window_of
+
+    torch.set_num_threads(max(1, int(threads)))
+    model, vocab, ck = load_model(model_path)
+    tc = ck.get("train_config", {}) or {}
+    return model, vocab, {"window": decode_window_of(tc), "batch_size": min(int(tc.get("batch_size", 32)), 64)}, "torch"
+
+
+def run_windows(model, wins: Sequence[Sequence[int]], batch_size: int, feats: Sequence | None = None,
+                probs: bool = False) -> tuple[list[list[int]], list | None]:
+    """Label ids of every word of each window (each run once, whole), and with ``probs`` the
+    posteriors [len(win), len(LABELS)] of each; for an OnnxModel or a torch model."""
+    if not isinstance(model, OnnxModel):
+        from punct.engine.decode import run_streams
+
+        longest = max((len(w) for w in wins), default=2)
+        return run_streams(model, [list(w) for w in wins], window=max(2, longest), batch_size=batch_size,
+                           feats=feats, probs=probs)
+    preds: list[list[int]] = []
+    post: list | None = [] if probs else None
+    for c in range(0, len(wins), batch_size):
+        chunk = wins[c : c + batch_size]
+        T = max(len(w) for w in chunk)
+        ids = np.zeros((len(chunk), T), dtype=np.int64)
+        lengths = np.array([len(w) for w in chunk], dtype=np.int64)
+        for r, w in enumerate(chunk):
+            ids[r, : len(w)] = w
+        fw = None
+        if feats is not None:
+            fc = feats[c : c + batch_size]
+            fw = np.zeros((len(chunk), T, np.asarray(fc[0]).shape[1]), dtype=np.float32)
+            for r, f in enumerate(fc):
+                fw[r, : len(f)] = f
+        logits = model.logits(ids, lengths, fw)
+        best = logits.argmax(-1)
+        for r, n in enumerate(lengths):
+            preds.append(best[r, :n].tolist())
+        if post is not None:
+            e = np.exp(logits - logits.max(-1, keepdims=True))
+            soft = e / e.sum(-1, keepdims=True)
+            post.extend(soft[r, :n].astype(np.float32) for r, n in enumerate(lengths))
+    return preds, post
+
