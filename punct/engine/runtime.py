@@ -17,22 +17,22 @@ logits; the featurizer's state, the vocabulary and the decoding window travel in
 metadata, so a later run loads onnxruntime and numpy only.
 
 Two parts of the torch model are traced in a form that exports with the same results
-up to float rounding: the additive attention's scores are computed in one pass (the
-blocked loop of punct.models.layers is shaped by the traced input), as one matrix product
-with the attention vector, which onnxruntime runs faster than a broadcast product; the
+up to float rounding: the additive attention's scores are computed in a scripted loop over
+blocks of ``ATTENTION_CHUNK`` queries (the blocked loop of punct.models.layers would be
+unrolled for the traced input's shape), each a matrix product with the attention vector,
+which onnxruntime runs faster than a broadcast product; the
 bidirectional GRU always packs its rows (the same states when all rows are full), so
 that one graph serves windows of any lengths.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
 import os
 import time
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -81,137 +81,38 @@ def onnx_path(digest: str, int8: bool = False) -> Path:
 
 # ----------------------------------------------------------------------------- export
 
-@contextlib.contextmanager
-def _exportable() -> Iterator[None]:
-    """The attention scores in one pass and the BiGRU always packed, while tracing (module docstring)."""
-    import torch
-    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
-
-    from punct.models import layers, tbrnn
-
-    def scores(P, Q, w, block=0, compiled=None):
-        Z = torch.tanh(P.unsqueeze(1) + Q.unsqueeze(2))  # [B,T,J,A]
-        return torch.matmul(Z.reshape(-1, Z.shape[-1]), w.unsqueeze(1)).reshape(Z.shape[:3])
-
-    def packed(self, x, lengths):
-        packed_x = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        return pad_packed_sequence(self.rnn(packed_x)[0], batch_first=True, total_length=x.shape[1])[0]
-
-    saved = tbrnn.additive_scores, layers.BiGRU.forward
-    tbrnn.additive_scores, layers.BiGRU.forward = scores, packed
-    try:
-        yield
-    finally:
-        tbrnn.additive_scores, layers.BiGRU.forward = saved
-
-
-def _graph_module(model, inputs):
-    """``model`` behind the graph's inputs: ids [B,T], lengths [B] (+ raw feats [B,T,F+1])."""
-    import torch
-
-    columns = bool(getattr(inputs, "columns", None))
-
-    class Graph(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.model = model
-            if columns:
-                self.register_buffer("mean", torch.from_numpy(np.asarray(inputs.mean, np.float32)))
-                self.register_buffer("std", torch.from_numpy(np.maximum(inputs.std, inputs.SD_FLOOR).astype(np.float32)))
-
-        def forward(self, ids, lengths, feats=None):
-            mask = torch.arange(ids.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)
-            if not columns:
-                return self.model(ids=ids, mask=mask)
-            missing = (feats[..., -1] > 0.5) | ~mask  # as FeatureInputs.tensors
-            x = feats[..., :-1]
-            if inputs.normalize:
-                x = (x - self.mean) / self.std
-            return self.model(ids=ids, mask=mask, feats=x.masked_fill(missing.unsqueeze(-1), 0.0), feat_missing=missing)
-
-    return Graph().eval(), columns
-
-
 def export_onnx(model_path: str | Path, out: str | Path, digest: str | None = None, int8: bool = False) -> Path:
     """Export the checkpoint ``model_path`` to the ONNX graph ``out`` (atomically), checked
     against torch on a random batch (same labels); ``int8`` quantizes its weights after."""
     import tempfile
 
-    import torch
-
-    from punct.engine.checkpoint import load_model
-    from punct.engine.windows import decode_window_of
+    from punct.engine import onnx_export
     from punct.fsutil import atomic_write
 
     t0 = time.monotonic()
     digest = digest or file_digest(model_path)
-    model, _, ck = load_model(model_path)
-    if ck["model"] not in ONNX_MODELS:
-        raise PunctError(f"the ONNX runtime runs {', '.join(sorted(ONNX_MODELS))}, not {ck['model']} "
-                         f"(use PUNCT_RUNTIME=torch)", model_path)
-    inputs = model.punct_inputs
-    graph, columns = _graph_module(model, inputs)
-    g = torch.Generator().manual_seed(0)
-    n_ids = max(4, int(getattr(inputs, "input_size", 4)))
-    ids = torch.randint(3, n_ids, (3, 12), generator=g)
-    lengths = torch.tensor([12, 7, 1])
-    args: tuple = (ids, lengths)
-    names = ["ids", "lengths"]
-    axes: dict[str, dict[int, str]] = {"ids": {0: "batch", 1: "words"}, "lengths": {0: "batch"},
-                                       "logits": {0: "batch", 1: "words"}}
-    if columns:
-        feats = torch.rand(3, 12, inputs.n_feats + 1, generator=g)
-        feats[..., -1] = (torch.rand(3, 12, generator=g) < 0.3).float()
-        args += (feats,)
-        names.append("feats")
-        axes["feats"] = {0: "batch", 1: "words"}
-    import onnx
-
     with tempfile.TemporaryDirectory(prefix="punct-onnx-") as tmp:
         raw = Path(tmp) / "model.onnx"
-        with _exportable(), torch.no_grad(), warnings_quiet():
-            torch.onnx.export(graph, args, str(raw), dynamo=False, input_names=names, output_names=["logits"],
-                              dynamic_axes=axes, opset_version=OPSET)
-        proto = onnx.load(str(raw))
-        tc = ck.get("train_config", {}) or {}
-        meta = {"format": FORMAT, "source_sha256": digest, "model": ck["model"], "int8": int8,
-                "inputs": ck.get("inputs") or {"kind": "words"}, "vocab": list(ck.get("vocab") or []),
-                "window": decode_window_of(tc), "batch_size": min(int(tc.get("batch_size", 32)), 64)}
-        entry = proto.metadata_props.add()
-        entry.key, entry.value = "punct", json.dumps(meta)
-        onnx.save(proto, str(raw))
+        args, want = onnx_export.export(model_path, raw, {"format": FORMAT, "source_sha256": digest, "int8": int8},
+                                        ONNX_MODELS, OPSET)
         if int8:
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
             q = Path(tmp) / "model.int8.onnx"
             quantize_dynamic(str(raw), str(q), weight_type=QuantType.QInt8)
             raw = q
-        data = raw.read_bytes()
-        check = Path(tmp) / "check.onnx"
-        check.write_bytes(data)
-        with torch.no_grad():
-            want = graph(*args).argmax(-1)
-        got = OnnxModel(check, expect_digest=digest).logits(*[a.numpy() for a in args]).argmax(-1)
-        mask = (torch.arange(12).unsqueeze(0) < lengths.unsqueeze(1)).numpy()
-        agree = float((got == want.numpy())[mask].mean())
+        got = OnnxModel(raw, expect_digest=digest).logits(*args).argmax(-1)
+        mask = np.arange(args[0].shape[1])[None, :] < args[1][:, None]
+        agree = float((got == want)[mask].mean())
         if agree < 1.0 and not int8:
             raise PunctError(f"the exported graph's labels differ from torch's on {1 - agree:.1%} of a test batch", model_path)
+        data = raw.read_bytes()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(out, "wb", encoding=None) as f:
         f.write(data)
     log.info("exported %s to ONNX%s in %.1f s: %s", model_path, " (int8)" if int8 else "", time.monotonic() - t0, out)
     return out
-
-
-@contextlib.contextmanager
-def warnings_quiet() -> Iterator[None]:
-    """torch.onnx's tracer warnings (the traced shapes of a model with dynamic axes) are not the user's."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
 
 
 # ----------------------------------------------------------------------------- running
