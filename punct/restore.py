@@ -352,9 +352,10 @@ class Restorer:
         return word_probs
 
 
-    def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, "np.ndarray"]:
-        """{id(word): its full pause feature row} for every word of ``utts`` (punct.prosody.pause)."""
-        from punct.prosody.pause import pause_features
+    def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, tuple["np.ndarray", "np.ndarray"]]:
+        """{id(word): (its full pause feature row, the model's row of it: FeatureInputs.select)} for
+        every word of ``utts`` (punct.prosody.pause); selected an utterance at a time, not a word."""
+        from punct.prosody.pause import PAUSE_FEATURES, pause_features
 
         # the words the model reads: a pause runs from word to word across non-speech tokens
         utts = [dataclasses.replace(u, words=[w for w in u.words if not is_nonspeech(w)]) for u in utts]
@@ -364,17 +365,23 @@ class Restorer:
         if n_untimed:  # a warning when some words have times and some not; plain text has none
             (log.warning if n_untimed < n_words else log.info)(
                 "%d of %d words have no times: the model decides their marks from the words alone", n_untimed, n_words)
-        return {id(w): feats[u.id][i] for u in utts for i, w in enumerate(u.words)}
+        out = {}
+        for u in utts:
+            m = feats[u.id]
+            sel = self.inputs.select(m, PAUSE_FEATURES)
+            out.update((id(w), (m[i], sel[i])) for i, w in enumerate(u.words))
+        return out
 
-    def _token_rows(self, row, k: int) -> list:
+    def _token_rows(self, rows, k: int) -> list:
         """The model's feature rows (FeatureInputs.select) of the ``k`` tokens of one word whose
-        pause features are ``row``: no pause inside the word (see the module docstring)."""
+        ``_pause_rows`` are ``rows``: no pause inside the word (see the module docstring)."""
         import numpy as np
 
         from punct.prosody.pause import PAUSE_FEATURES
 
+        row, selected = rows
         if k == 1:
-            return [self.inputs.select(row[None, :], PAUSE_FEATURES)[0]]
+            return [selected]
         out = []
         for j in range(k):
             r = np.array(row, dtype=np.float32)
