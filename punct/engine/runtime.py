@@ -8,7 +8,7 @@ default): ``onnx`` when onnxruntime is installed and the model's family exports
 
 The ONNX graph is exported from the checkpoint once (torch is needed then) and cached
 outside the repository as ``$PUNCT_CACHE/onnx/<sha256 of the model file>[.int8].onnx``
-(``PUNCT_CACHE``, default ``~/.cache/punct``), written atomically; a changed model file
+(``PUNCT_CACHE``, default ``~/.cache/punct``; ``PUNCT_ONNX_DIR`` names the folder itself), written atomically; a changed model file
 has another digest and so another graph, and a cached file that does not load, or whose
 recorded digest is not its name's, is exported again. The graph takes the word ids, the
 window lengths and, for a model with per-word features, their raw values (the featurizer's
@@ -63,7 +63,10 @@ def onnx_available() -> bool:
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("PUNCT_CACHE") or Path.home() / ".cache" / "punct")
+    """The folder of cached graphs: ``$PUNCT_ONNX_DIR``, else ``$PUNCT_CACHE/onnx`` (``~/.cache/punct``)."""
+    if os.environ.get("PUNCT_ONNX_DIR"):
+        return Path(os.environ["PUNCT_ONNX_DIR"])
+    return Path(os.environ.get("PUNCT_CACHE") or Path.home() / ".cache" / "punct") / "onnx"
 
 
 def file_digest(path: str | Path) -> str:
@@ -76,7 +79,7 @@ def file_digest(path: str | Path) -> str:
 
 def onnx_path(digest: str, int8: bool = False) -> Path:
     """Where the graph of the model file with sha256 ``digest`` is cached."""
-    return cache_dir() / "onnx" / f"{digest}{'.int8' if int8 else ''}.onnx"
+    return cache_dir() / f"{digest}{'.int8' if int8 else ''}.onnx"
 
 
 # ----------------------------------------------------------------------------- export
