@@ -116,7 +116,7 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
         args += (feats,)
         names.append("feats")
         axes["feats"] = {0: "batch", 1: "words"}
-    with _exportable(), torch.no_grad(), warnings_quiet():
+    with warnings_quiet(), _exportable(), torch.no_grad():
         torch.onnx.export(graph, args, str(out), dynamo=False, input_names=names, output_names=["logits"],
                           dynamic_axes=axes, opset_version=opset)
         want = graph(*args).argmax(-1).numpy()
