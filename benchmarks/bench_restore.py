@@ -8,7 +8,8 @@ start-up on five words, peak memory, and whether the labels equal the first runt
 Models: the shipped ``models/default.pt`` and each ``--model`` (a candidate default, say).
 Runtimes: punct.engine.runtime (``torch``; ``onnx``, the exported graph, cached once before
 timing; ``onnx-int8``, its int8 dynamic quantization). Input: the Earnings-21 call 4366302
-(59.9 minutes, 9,912 words) from the commercial Kaldi system in ``../shared/data``. For each
+(59.9 minutes, 9,912 words) from the commercial Kaldi system in ``$PUNCT_CORPUS_DIR``
+(default ``../shared/data``). For each
 model and runtime, each measurement in a fresh process:
 
 - decode: ``Restorer.restore`` alone in a process that has loaded the model and read the
@@ -41,7 +42,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DEFAULT_CTM = ROOT.parent / "shared" / "data" / "earnings21" / "output" / "rev" / "kaldi" / "ctm" / "4366302.ctm"
+DEFAULT_CTM = Path(os.environ.get("PUNCT_CORPUS_DIR") or ROOT.parent / "shared" / "data") / "earnings21" / "output" / "rev" / "kaldi" / "ctm" / "4366302.ctm"
 FIVE_WORDS = "so how are we doing\n"
 
 
