@@ -20,6 +20,11 @@ model and runtime, each measurement in a fresh process:
   ``--startup-repeats`` runs, and its CPU time;
 - same labels: the output CTM against the first runtime's of the same model, line by line.
 
+``--agreement CTM_DIR`` measures instead, in one process, how many words of every CTM of the
+folder get the first runtime's label from each runtime (and decoding words per CPU second):
+
+    python benchmarks/bench_restore.py --agreement ../shared/data/earnings21/output/rev/kaldi/ctm
+
 Prints a table (with each row's decoding and wall-clock speed as a ratio of the first row's)
 and the machine's load (``os.getloadavg``): a loaded machine slows every row alike, so
 compare ratios within one run. ``--tiny``: two randomly initialised tiny TA-BRNN-p models on a
@@ -167,6 +172,41 @@ def measure(models: list[Path], ctm: Path, runtimes: list[str], threads: int, re
     return rows
 
 
+def agreement(model: Path, ctm_dir: Path, runtimes: list[str], threads: int) -> dict:
+    """Restore every CTM of ``ctm_dir`` with each runtime in this process: the share of words whose
+    label equals the first runtime's, the calls with any difference, and decoding words per CPU second."""
+    import logging
+
+    from punct.restore import Restorer, read_input
+
+    logging.disable(logging.WARNING)
+    ctms = sorted(ctm_dir.glob("*.ctm"))
+    rs = {rt: Restorer.load(model, runtime=rt, threads=threads) for rt in runtimes}
+    cpu = dict.fromkeys(runtimes, 0.0)
+    same = dict.fromkeys(runtimes, 0)
+    calls = dict.fromkeys(runtimes, 0)
+    words = 0
+    for c in ctms:
+        labels = {}
+        for rt, r in rs.items():
+            utts = read_input(c)
+            t = time.process_time()
+            r.restore(utts, copy=False)
+            cpu[rt] += time.process_time() - t
+            labels[rt] = [w.label for u in utts for w in u.words]
+        ref = labels[runtimes[0]]
+        words += len(ref)
+        for rt in runtimes:
+            k = sum(a == b for a, b in zip(labels[rt], ref))
+            same[rt] += k
+            calls[rt] += k != len(ref)
+    logging.disable(logging.NOTSET)
+    return {"model": str(model), "ctm_dir": str(ctm_dir), "calls": len(ctms), "words": words,
+            "reference_runtime": runtimes[0], "agreement": {rt: same[rt] / max(words, 1) for rt in runtimes},
+            "words_differing": {rt: words - same[rt] for rt in runtimes}, "calls_differing": calls,
+            "decode_words_per_cpu_s": {rt: words / max(cpu[rt], 1e-9) for rt in runtimes}}
+
+
 def table(rows: list[dict]) -> str:
     head = (f"{'model':<24} {'runtime':<10} {'decode w/s':>10} {'cpu w/s':>9} {'wall w/s':>9} {'ratio d/w':>10} "
             f"{'start s':>8} {'start cpu':>9} {'RSS MB':>7} {'torch':>5} {'differ':>6}")
@@ -191,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--startup-repeats", type=int, default=3)
     p.add_argument("--json", default=None, help="write the measurements here")
+    p.add_argument("--agreement", metavar="CTM_DIR", default=None,
+                   help="instead: restore every CTM of CTM_DIR with each runtime (the first model) and report "
+                        "the labels' agreement with the first runtime's (e.g. the 33 Earnings-21 Kaldi CTMs)")
     p.add_argument("--tiny", action="store_true", help="tiny models on a tiny CTM: checks that it runs, no timing")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--runtime", help=argparse.SUPPRESS)
@@ -199,6 +242,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         args.model = args.model[0]
         child(args)
+        return 0
+    if args.agreement:
+        model = Path(args.model[0]) if args.model else ROOT / "models" / "default.pt"
+        res = agreement(model, Path(args.agreement), args.runtimes, args.threads)
+        res["load"] = os.getloadavg()
+        print(json.dumps(res, indent=1))
+        if args.json:
+            from punct.fsutil import atomic_write
+
+            with atomic_write(args.json) as f:
+                json.dump(res, f, indent=1)
         return 0
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("PUNCT_RUNTIME", None)
