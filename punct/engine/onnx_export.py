@@ -92,7 +92,10 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
     """Write the graph of checkpoint ``model_path`` to ``out`` with ``meta`` and what the runtime
     needs (featurizer state, vocabulary, window, batch size) as its metadata ``punct``; returns a
     test batch (the graph's inputs) and torch's labels for it, to check the graph against."""
-    import onnx
+    try:
+        import onnx
+    except ImportError:
+        raise PunctError("exporting a model to ONNX needs the onnx package (requirements.txt)") from None
 
     from punct.engine.checkpoint import load_model
     from punct.engine.windows import decode_window_of

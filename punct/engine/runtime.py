@@ -96,8 +96,15 @@ def export_onnx(model_path: str | Path, out: str | Path, digest: str | None = No
     digest = digest or file_digest(model_path)
     with tempfile.TemporaryDirectory(prefix="punct-onnx-") as tmp:
         raw = Path(tmp) / "model.onnx"
-        args, want = onnx_export.export(model_path, raw, {"format": FORMAT, "source_sha256": digest, "int8": int8},
-                                        ONNX_MODELS, OPSET)
+        try:
+            args, want = onnx_export.export(model_path, raw, {"format": FORMAT, "source_sha256": digest, "int8": int8},
+                                            ONNX_MODELS, OPSET)
+        except (PunctError, OSError):
+            raise
+        except Exception as e:  # the tracer's or onnx's errors: not a user's input error, but auto falls back on it
+            lines = [x for x in str(e).strip().splitlines() if x.strip()]
+            raise PunctError(f"ONNX export failed ({type(e).__name__}: {lines[0][:160] if lines else ''})",
+                             model_path) from None
         if int8:
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
