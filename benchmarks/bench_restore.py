@@ -1,176 +1,297 @@
-"""Words per second and peak memory of ``punct restore`` on a long synthetic CTM.
+"""Speed of ``punct restore`` by model and runtime, in one run: decoding and wall-clock words/s,
+start-up on five words, peak memory, and whether the labels equal the first runtime's.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_restore.py [--words 100000] [--size small|paper]
-        [--window 200] [--threads 1] [--compare 10000]
+    python benchmarks/bench_restore.py [--model OTHER.pt ...] [--ctm CTM]
+        [--runtimes torch onnx onnx-int8] [--threads 1] [--startup-repeats 3]
+        [--json exp/benchmarks/restore_runtimes.json] [--tiny]
 
-Writes a CTM of N words (one recording, Zipf-like vocabulary of 5,000 words,
-upper case as the Kaldi LibriSpeech model writes) and a randomly initialised
-T-BRNN (``small``: 64-unit embeddings and GRUs; ``paper``: the 256-unit model
-of conf/tbrnn.yaml) into a temporary directory, then runs
-punct.restore.restore_file CTM -> punctuated CTM in a fresh process per size
-and prints: wall time of reading, decoding and writing, words per second of
-decoding, the process's peak resident size (ru_maxrss) above what it had after
-loading the model, and the peak of traced Python allocations during decoding
-(tracemalloc, run separately: it slows Python down). ``--compare M`` repeats
-with M words, to show what grows with the input (the words) and what does
-not (decoding).
+Models: the shipped ``models/default.pt`` and each ``--model`` (a candidate default, say).
+Runtimes: punct.engine.runtime (``torch``; ``onnx``, the exported graph, cached once before
+timing; ``onnx-int8``, its int8 dynamic quantization). Input: the Earnings-21 call 4366302
+(59.9 minutes, 9,912 words) from the commercial Kaldi system in ``$PUNCT_CORPUS_DIR``
+(default ``../shared/data``). For each
+model and runtime, each measurement in a fresh process:
+
+- decode: ``Restorer.restore`` alone in a process that has loaded the model and read the
+  CTM (wall and CPU seconds, words/s); the process's imports, model load, read and write too;
+- wall: ``python -m punct restore CTM -o OUT.ctm`` as a user runs it, words/s over the
+  whole command, and its peak resident size (``ru_maxrss`` of the child);
+- start-up: ``echo five words | python -m punct restore -``, the least wall time of
+  ``--startup-repeats`` runs, and its CPU time;
+- same labels: the output CTM against the first runtime's of the same model, line by line.
+
+``--agreement CTM_DIR`` measures instead, in one process, how many words of every CTM of the
+folder get the first runtime's label from each runtime (and decoding words per CPU second):
+
+    python benchmarks/bench_restore.py --agreement ../shared/data/earnings21/output/rev/kaldi/ctm
+
+Prints a table (with each row's decoding and wall-clock speed as a ratio of the first row's)
+and the machine's load (``os.getloadavg``): a loaded machine slows every row alike, so
+compare ratios within one run. ``--tiny``: two randomly initialised tiny TA-BRNN-p models on a
+300-word synthetic CTM, graphs cached in a temporary folder; a check that the benchmark runs
+(the tests run it), not a measurement.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import platform
 import random
-import resource
 import subprocess
 import sys
 import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-SIZES = {
-    "small": {"embedding_dim": 64, "hidden_size": 64, "attention_dim": 128},
-    "paper": {"embedding_dim": 256, "hidden_size": 256, "attention_dim": 512},
-}
+DEFAULT_CTM = Path(os.environ.get("PUNCT_CORPUS_DIR") or ROOT.parent / "shared" / "data") / "earnings21" / "output" / "rev" / "kaldi" / "ctm" / "4366302.ctm"
+FIVE_WORDS = "so how are we doing\n"
 
 
-def make_ctm(path: Path, n: int, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    vocab = [f"word{i}" for i in range(5000)]
-    weights = [1.0 / (i + 1) for i in range(len(vocab))]
-    t = 0.0
-    with open(path, "w") as f:
-        for w in rng.choices(vocab, weights, k=n):
-            d = rng.uniform(0.08, 0.6)
-            f.write(f"rec A {t:.2f} {d:.2f} {w.upper()} {rng.uniform(0.5, 1):.2f}\n")
-            t += d + rng.choice([0.0, 0.0, 0.05, 0.3, 0.9])
-    return vocab
-
-
-def make_model(path: Path, vocab_words: list[str], size: str, window: int, seed: int) -> None:
+def make_tiny_model(path: Path, words: list[str], seed: int) -> None:
+    """A randomly initialised tiny TA-BRNN-p (T-BRNN stage one, pause_after) over ``words``."""
     import torch
 
     from punct.engine import checkpoint
+    from punct.engine.inputs import FeatureInputs
     from punct.engine.vocab import Vocabulary
     from punct.labels import LABELS
     from punct.models import build_model, resolved_model_args
 
     torch.manual_seed(seed)
-    vocab = Vocabulary.build([vocab_words], min_count=1)
-    args = resolved_model_args("tbrnn", SIZES[size])
-    model = build_model("tbrnn", args, len(vocab))
-    with torch.no_grad():  # zero-initialised output layers would predict O everywhere: make it predict marks
+    vocab = Vocabulary.build([words], min_count=1)
+    s1 = resolved_model_args("tbrnn", {"embedding_dim": 16, "hidden_size": 16, "attention_dim": 16})
+    args = resolved_model_args("ta_brnn", {"hidden_size": 16, "feature_names": ["pause_after"],
+                                           "stage1": {"model": "tbrnn", "model_args": s1}})
+    model = build_model("ta_brnn", args, len(vocab))
+    with torch.no_grad():
         for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.3)
-        # favour O so that about 85% of words get no mark, as in speech (a sentence end every 10-20 words):
-        # decoding windows then restart mid-window as they do with a trained model
-        zipf = torch.tensor([0.0] * 3 + [1.0 / (i + 1) for i in range(len(vocab) - 3)])
-        ids = torch.multinomial(zipf, 8 * window, replacement=True).view(8, window)
-        logits = model(ids, torch.ones_like(ids, dtype=torch.bool))
-        lo, hi = 0.0, 100.0
-        for _ in range(30):
-            b = (lo + hi) / 2
-            shifted = logits.clone()
-            shifted[..., 0] += b
-            if (shifted.argmax(-1) == 0).float().mean() < 0.85:
-                lo = b
-            else:
-                hi = b
-        model.out.bias[0] += hi
-    checkpoint.save(path, {"model": "tbrnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
-                           "state_dict": model.state_dict(),
-                           "train_config": {"slice_length": window, "batch_size": 32}})
+            p.add_(torch.randn_like(p) * 0.5)
+    inputs = FeatureInputs(vocab, ["pause"], ["pause_after"], mean=[0.2], std=[0.4])
+    checkpoint.save(path, {"model": "ta_brnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": model.state_dict(), "inputs": inputs.state(),
+                           "train_config": {"slice_length": 40, "batch_size": 8}})
+
+
+def make_ctm(path: Path, words: list[str], n: int, seed: int) -> None:
+    rng = random.Random(seed)
+    t, lines = 0.0, []
+    for w in rng.choices(words, k=n):
+        d = rng.uniform(0.1, 0.5)
+        lines.append(f"rec A {t:.2f} {d:.2f} {w} 0.9\n")
+        t += d + rng.choice([0.0, 0.0, 0.05, 0.4, 1.0])
+    path.write_text("".join(lines))
 
 
 def child(args: argparse.Namespace) -> None:
-    """Run one restore in this process and print a JSON line of measurements."""
-    import torch
+    """Decode in this process (the model loaded, the CTM read) and print a JSON line of times."""
+    import resource
 
-    from punct.io import ctm
-    from punct.restore import Restorer
+    t0, c0 = time.perf_counter(), time.process_time()
+    from punct.restore import Restorer, read_input, write_output
 
-    torch.set_num_threads(args.threads)
-    restorer = Restorer.load(args.model, window=args.window)
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.perf_counter()
-    utts = ctm.read(args.ctm)
     t1 = time.perf_counter()
-    rss_words = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    if args.trace:
-        import tracemalloc
-
-        tracemalloc.start()
-        restorer.restore(utts, copy=False)
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        print(json.dumps({"traced_peak_mb": peak / 2**20}))
-        return
-    hyp = restorer.restore(utts, copy=False)
+    r = Restorer.load(args.model, runtime=args.runtime, threads=args.threads)
     t2 = time.perf_counter()
-    ctm.write(hyp, Path(args.ctm).with_suffix(".punct.ctm"))
-    t3 = time.perf_counter()
+    utts = read_input(args.ctm)
+    t3, c3 = time.perf_counter(), time.process_time()
+    hyp = r.restore(utts, copy=False)
+    t4, c4 = time.perf_counter(), time.process_time()
+    write_output(hyp, args.out, "ctm")
+    t5 = time.perf_counter()
     n = sum(len(u) for u in utts)
-    labels = {}
-    for u in hyp:
-        for w in u.words:
-            labels[w.label] = labels.get(w.label, 0) + 1
-    print(json.dumps({"words": n, "read_s": t1 - t0, "decode_s": t2 - t1, "write_s": t3 - t2,
-                      "decode_words_per_s": n / (t2 - t1), "total_words_per_s": n / (t3 - t0),
-                      "rss_after_model_mb": base / 1024, "rss_words_mb": (rss_words - base) / 1024,
-                      "rss_peak_above_model_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024,
-                      "labels": labels}))
+    print(json.dumps({"runtime": r.runtime, "words": n, "import_s": t1 - t0, "load_s": t2 - t1, "read_s": t3 - t2,
+                      "decode_s": t4 - t3, "decode_cpu_s": c4 - c3, "write_s": t5 - t4, "process_cpu_s": c4 - c0,
+                      "decode_words_per_s": n / (t4 - t3), "decode_words_per_cpu_s": n / max(c4 - c3, 1e-9),
+                      "torch_imported": "torch" in sys.modules,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
+def run_measured(cmd: list[str], env: dict, stdin: str | None = None) -> dict:
+    """Run ``cmd``: its wall and CPU seconds, peak RSS (MB, os.wait4) and output; exits on failure."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if stdin is not None:
+        p.stdin.write(stdin.encode())
+        p.stdin.close()
+    out = p.stdout.read()
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode:
+        raise SystemExit(f"error: {' '.join(cmd)} failed:\n{err.decode(errors='replace')[-2000:]}")
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024,
+            "stdout": out.decode()}
+
+
+def version(pkg: str) -> str | None:
+    try:
+        return metadata.version(pkg)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def measure(models: list[Path], ctm: Path, runtimes: list[str], threads: int, repeats: int, env: dict,
+            work: Path) -> list[dict]:
+    py = [sys.executable]
+    rows = []
+    for mi, model in enumerate(models):
+        first_out = None
+        for rt in runtimes:
+            common = ["--model", str(model), "--runtime", rt, "--threads", str(threads)]
+            prep = {"wall_s": 0.0}
+            if rt != "torch":  # export the graph (once per model file) before anything is timed
+                prep = run_measured(py + ["-c", "from punct.restore import Restorer; "
+                                          f"Restorer.load({str(model)!r}, runtime={rt!r})"], env)
+            out = work / f"m{mi}_{rt}.ctm"
+            dec = json.loads(run_measured(py + [__file__, "--child", "--ctm", str(ctm), "--out", str(out)] + common,
+                                          env)["stdout"].strip().splitlines()[-1])
+            wall = run_measured(py + ["-m", "punct", "restore", str(ctm), "-o", str(work / "wall.ctm")] + common, env)
+            starts = [run_measured(py + ["-m", "punct", "restore", "-"] + common, env, stdin=FIVE_WORDS)
+                      for _ in range(repeats)]
+            best = min(starts, key=lambda s: s["wall_s"])
+            text = out.read_text()
+            if first_out is None:
+                first_out = text
+            lines_a, lines_b = first_out.splitlines(), text.splitlines()
+            differ = sum(a != b for a, b in zip(lines_a, lines_b)) + abs(len(lines_a) - len(lines_b))
+            rows.append({"model": str(model), "runtime": rt, "threads": threads, "words": dec["words"],
+                         "prepare_s": prep["wall_s"], "decode": dec,
+                         "decode_words_per_s": dec["decode_words_per_s"],
+                         "decode_words_per_cpu_s": dec["decode_words_per_cpu_s"],
+                         "wall_s": wall["wall_s"], "wall_cpu_s": wall["cpu_s"],
+                         "wall_words_per_s": dec["words"] / wall["wall_s"], "peak_rss_mb": wall["peak_rss_mb"],
+                         "startup_s": best["wall_s"], "startup_cpu_s": best["cpu_s"],
+                         "startup_peak_rss_mb": best["peak_rss_mb"], "torch_imported": dec["torch_imported"],
+                         "lines_differing_from_first_runtime": differ})
+    return rows
+
+
+def agreement(model: Path, ctm_dir: Path, runtimes: list[str], threads: int) -> dict:
+    """Restore every CTM of ``ctm_dir`` with each runtime in this process: the share of words whose
+    label equals the first runtime's, the calls with any difference, and decoding words per CPU second."""
+    import logging
+
+    from punct.restore import Restorer, read_input
+
+    logging.disable(logging.WARNING)
+    ctms = sorted(ctm_dir.glob("*.ctm"))
+    rs = {rt: Restorer.load(model, runtime=rt, threads=threads) for rt in runtimes}
+    cpu = dict.fromkeys(runtimes, 0.0)
+    same = dict.fromkeys(runtimes, 0)
+    calls = dict.fromkeys(runtimes, 0)
+    words = 0
+    for c in ctms:
+        labels = {}
+        for rt, r in rs.items():
+            utts = read_input(c)
+            t = time.process_time()
+            r.restore(utts, copy=False)
+            cpu[rt] += time.process_time() - t
+            labels[rt] = [w.label for u in utts for w in u.words]
+        ref = labels[runtimes[0]]
+        words += len(ref)
+        for rt in runtimes:
+            k = sum(a == b for a, b in zip(labels[rt], ref))
+            same[rt] += k
+            calls[rt] += k != len(ref)
+    logging.disable(logging.NOTSET)
+    return {"model": str(model), "ctm_dir": str(ctm_dir), "calls": len(ctms), "words": words,
+            "reference_runtime": runtimes[0], "agreement": {rt: same[rt] / max(words, 1) for rt in runtimes},
+            "words_differing": {rt: words - same[rt] for rt in runtimes}, "calls_differing": calls,
+            "decode_words_per_cpu_s": {rt: words / max(cpu[rt], 1e-9) for rt in runtimes}}
+
+
+def table(rows: list[dict]) -> str:
+    head = (f"{'model':<24} {'runtime':<10} {'decode w/s':>10} {'cpu w/s':>9} {'wall w/s':>9} {'ratio d/w':>10} "
+            f"{'start s':>8} {'start cpu':>9} {'RSS MB':>7} {'torch':>5} {'differ':>6}")
+    lines = [head, "-" * len(head)]
+    base = rows[0] if rows else None
+    for r in rows:
+        name = Path(r["model"]).name if Path(r["model"]).name != "best.pt" else "/".join(Path(r["model"]).parts[-2:])
+        ratio = f"{r['decode_words_per_s'] / base['decode_words_per_s']:.2f}/{r['wall_words_per_s'] / base['wall_words_per_s']:.2f}"
+        lines.append(f"{name[:24]:<24} {r['runtime']:<10} {r['decode_words_per_s']:>10.0f} {r['decode_words_per_cpu_s']:>9.0f} "
+                     f"{r['wall_words_per_s']:>9.0f} {ratio:>10} {r['startup_s']:>8.2f} {r['startup_cpu_s']:>9.2f} "
+                     f"{r['peak_rss_mb']:>7.0f} {'yes' if r['torch_imported'] else 'no':>5} "
+                     f"{r['lines_differing_from_first_runtime']:>6}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--words", type=int, default=100000)
-    p.add_argument("--compare", type=int, default=10000, help="also run with this many words (0: no)")
-    p.add_argument("--size", choices=sorted(SIZES), default="small")
-    p.add_argument("--window", type=int, default=200)
+    p.add_argument("--model", action="append", default=[], help="a model to measure beside models/default.pt")
+    p.add_argument("--ctm", default=str(DEFAULT_CTM), help="input CTM (default: Earnings-21 call 4366302, Kaldi)")
+    p.add_argument("--runtimes", nargs="+", default=["torch", "onnx", "onnx-int8"],
+                   choices=["torch", "onnx", "onnx-int8"])
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--no-trace", action="store_true", help="skip the tracemalloc run")
+    p.add_argument("--startup-repeats", type=int, default=3)
+    p.add_argument("--json", default=None, help="write the measurements here")
+    p.add_argument("--agreement", metavar="CTM_DIR", default=None,
+                   help="instead: restore every CTM of CTM_DIR with each runtime (the first model) and report "
+                        "the labels' agreement with the first runtime's (e.g. the 33 Earnings-21 Kaldi CTMs)")
+    p.add_argument("--tiny", action="store_true", help="tiny models on a tiny CTM: checks that it runs, no timing")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--model", help=argparse.SUPPRESS)
-    p.add_argument("--ctm", help=argparse.SUPPRESS)
+    p.add_argument("--runtime", help=argparse.SUPPRESS)
+    p.add_argument("--out", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
+        args.model = args.model[0]
         child(args)
         return 0
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    print(f"model {args.size} {SIZES[args.size]}, window {args.window}, {args.threads} thread(s), "
-          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '-')}")
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        sizes = [args.words] + ([args.compare] if args.compare else [])
-        model = tmp / "model.pt"
-        for k, n in enumerate(sizes):
-            c = tmp / f"in{n}.ctm"
-            vocab = make_ctm(c, n, args.seed)
-            if k == 0:
-                make_model(model, vocab, args.size, args.window, args.seed)
-            cmd = [sys.executable, __file__, "--child", "--model", str(model), "--ctm", str(c), "--window", str(args.window),
-                   "--threads", str(args.threads)]
-            r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-            if r.returncode:
-                print(r.stderr, file=sys.stderr)
+    if args.agreement:
+        model = Path(args.model[0]) if args.model else ROOT / "models" / "default.pt"
+        res = agreement(model, Path(args.agreement), args.runtimes, args.threads)
+        res["load"] = os.getloadavg()
+        print(json.dumps(res, indent=1))
+        if args.json:
+            from punct.fsutil import atomic_write
+
+            with atomic_write(args.json) as f:
+                json.dump(res, f, indent=1)
+        return 0
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("PUNCT_RUNTIME", None)
+    with tempfile.TemporaryDirectory(prefix="bench-restore-") as tmp:
+        work = Path(tmp)
+        if args.tiny:
+            words = [f"word{i}" for i in range(50)]
+            models = [work / "tiny_a.pt", work / "tiny_b.pt"]
+            for seed, m in enumerate(models):
+                make_tiny_model(m, words, seed)
+            ctm = work / "tiny.ctm"
+            make_ctm(ctm, words, 300, 1)
+            env["PUNCT_ONNX_DIR"] = str(work / "onnx")
+            args.startup_repeats = 1
+        else:
+            models = [ROOT / "models" / "default.pt"] + [Path(m) for m in args.model]
+            ctm = Path(args.ctm)
+        for f in models + [ctm]:
+            if not f.is_file():
+                print(f"error: {f}: not found", file=sys.stderr)
                 return 1
-            m = json.loads(r.stdout.strip().splitlines()[-1])
-            print(f"{n:>7} words: read {m['read_s']:.1f} s, decode {m['decode_s']:.1f} s "
-                  f"({m['decode_words_per_s']:.0f} words/s), write {m['write_s']:.1f} s; "
-                  f"overall {m['total_words_per_s']:.0f} words/s")
-            print(f"         peak RSS {m['rss_after_model_mb']:.0f} MB after loading the model, "
-                  f"+{m['rss_words_mb']:.0f} MB for the words read, +{m['rss_peak_above_model_mb']:.0f} MB at the end; "
-                  f"labels {m['labels']}")
-            if not args.no_trace:
-                r = subprocess.run(cmd + ["--trace"], env=env, capture_output=True, text=True)
-                if r.returncode == 0:
-                    t = json.loads(r.stdout.strip().splitlines()[-1])
-                    print(f"         traced Python peak during decoding {t['traced_peak_mb']:.1f} MB (tracemalloc)")
+        load_before = os.getloadavg()
+        rows = measure(models, ctm, args.runtimes, args.threads, args.startup_repeats, env, work)
+        load_after = os.getloadavg()
+    info = {"ctm": str(ctm) if not args.tiny else "tiny", "cores": os.cpu_count(), "machine": platform.machine(),
+            "load_before": load_before, "load_after": load_after, "threads": args.threads,
+            "torch": version("torch"), "onnxruntime": version("onnxruntime"), "tiny": args.tiny,
+            "command": "python benchmarks/bench_restore.py " + " ".join(sys.argv[1:] if argv is None else argv)}
+    print(f"{rows[0]['words']} words; {info['cores']} cores, load {load_before[0]:.1f} before, "
+          f"{load_after[0]:.1f} after; torch {info['torch']}, onnxruntime {info['onnxruntime']}; {args.threads} thread(s)")
+    print(table(rows))
+    print("ratio d/w: decoding and wall-clock words/s over the first row's; start: least wall time of a five-word "
+          "input; differ: output lines unlike the first runtime's of the same model")
+    if args.json:
+        from punct.fsutil import atomic_write
+
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        with atomic_write(args.json) as f:
+            json.dump({"info": info, "rows": rows}, f, indent=1)
     return 0
 
 

@@ -209,7 +209,8 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
     """
     import numpy as np
 
-    from punct.engine.decode import accept_count, run_streams
+    from punct.engine.runtime import run_windows
+    from punct.engine.windows import accept_count
 
     if window < 2:
         raise ValueError("window must be at least 2 words")
@@ -236,8 +237,7 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
         if with_feats:
             feats = [np.stack([row for _, row in w]) for w in wins]
             wins = [[t for t, _ in w] for w in wins]
-        preds, post = run_streams(model, wins, window=window, batch_size=batch_size, feats=feats,
-                                  probs=probs or cases, case=cases)
+        preds, post = run_windows(model, wins, batch_size, feats=feats, probs=probs, case=cases)
         still = []
         for j, (i, p) in enumerate(zip(active, preds)):
             at_end = exhausted[i] and len(bufs[i]) <= window
@@ -266,6 +266,7 @@ class Restorer:
         #: the model predicts each word's case class (a case head); ``mixed``: its spellings of MIXED
         self.has_case = bool(getattr(model, "case_head", False))
         self.mixed = dict(mixed or {})
+        self.runtime = "torch"
         self._cache: dict[str, tuple[list[str], list[int]]] = {}
         inputs = getattr(model, "punct_inputs", None)
         self.inputs = inputs if getattr(inputs, "columns", None) else None  # a model with per-word features
@@ -275,17 +276,19 @@ class Restorer:
                              "prepare a data directory and run stage 4, then punct.bin.decode)")
 
     @classmethod
-    def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None) -> "Restorer":
-        """Load ``model_path`` (default: DEFAULT_MODEL); window and batch size default to its training values."""
-        from punct.engine.checkpoint import load_model
-        from punct.engine.decode import decode_window_of
+    def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None,
+             runtime: str | None = None, threads: int = 1) -> "Restorer":
+        """Load ``model_path`` (default: DEFAULT_MODEL); window and batch size default to its training values;
+        ``runtime`` and ``threads``: punct.engine.runtime (``auto``: ONNX Runtime when it can, else torch)."""
+        from punct.engine.runtime import load_for_restore
 
         path = resolve_model(model_path)
-        model, vocab, ck = load_model(path)
-        tc = ck.get("train_config", {}) or {}
-        return cls(model, vocab, window=decode_window_of(tc) if window is None else window,
-                   batch_size=min(int(tc.get("batch_size", 32)), 64) if batch_size is None else batch_size,
-                   mixed=ck.get("mixed_spellings"))
+        model, vocab, defaults, used = load_for_restore(path, runtime, threads)
+        r = cls(model, vocab, window=defaults["window"] if window is None else window,
+                batch_size=defaults["batch_size"] if batch_size is None else batch_size,
+                mixed=defaults.get("mixed_spellings"))
+        r.runtime = used
+        return r
 
     def model_tokens(self, w: Word) -> list[str]:
         """The model's tokens of one input word (see the module docstring)."""
@@ -393,9 +396,10 @@ class Restorer:
         return word_probs, word_cases
 
 
-    def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, "np.ndarray"]:
-        """{id(word): its full pause feature row} for every word of ``utts`` (punct.prosody.pause)."""
-        from punct.prosody.pause import pause_features
+    def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, tuple["np.ndarray", "np.ndarray"]]:
+        """{id(word): (its full pause feature row, the model's row of it: FeatureInputs.select)} for
+        every word of ``utts`` (punct.prosody.pause); selected an utterance at a time, not a word."""
+        from punct.prosody.pause import PAUSE_FEATURES, pause_features
 
         # the words the model reads: a pause runs from word to word across non-speech tokens
         utts = [dataclasses.replace(u, words=[w for w in u.words if not is_nonspeech(w)]) for u in utts]
@@ -405,17 +409,23 @@ class Restorer:
         if n_untimed:  # a warning when some words have times and some not; plain text has none
             (log.warning if n_untimed < n_words else log.info)(
                 "%d of %d words have no times: the model decides their marks from the words alone", n_untimed, n_words)
-        return {id(w): feats[u.id][i] for u in utts for i, w in enumerate(u.words)}
+        out = {}
+        for u in utts:
+            m = feats[u.id]
+            sel = self.inputs.select(m, PAUSE_FEATURES)
+            out.update((id(w), (m[i], sel[i])) for i, w in enumerate(u.words))
+        return out
 
-    def _token_rows(self, row, k: int) -> list:
+    def _token_rows(self, rows, k: int) -> list:
         """The model's feature rows (FeatureInputs.select) of the ``k`` tokens of one word whose
-        pause features are ``row``: no pause inside the word (see the module docstring)."""
+        ``_pause_rows`` are ``rows``: no pause inside the word (see the module docstring)."""
         import numpy as np
 
         from punct.prosody.pause import PAUSE_FEATURES
 
+        row, selected = rows
         if k == 1:
-            return [self.inputs.select(row[None, :], PAUSE_FEATURES)[0]]
+            return [selected]
         out = []
         for j in range(k):
             r = np.array(row, dtype=np.float32)
@@ -531,11 +541,11 @@ def input_ends(utts: Sequence[Utterance]) -> list[Word]:
 
 def end_inputs(ends: Sequence[Word], probs: dict, bias=None) -> None:
     """Give each word of ``ends`` (``input_ends``) the sentence end its posteriors (``probs``:
-    {id(word): posteriors}) favour, PERIOD or QUESTION (punct.engine.decode.sentence_end_label):
+    {id(word): posteriors}) favour, PERIOD or QUESTION (punct.engine.windows.sentence_end_label):
     the end of an input is the end of what was said."""
     if not ends:
         return
-    from punct.engine.decode import sentence_end_label
+    from punct.engine.windows import sentence_end_label
 
     for w in ends:
         p = probs.get(id(w))
@@ -565,8 +575,10 @@ class EnsembleRestorer:
 
     @classmethod
     def load(cls, model_paths: Sequence[str | Path], weights: Sequence[float] | None = None,
-             window: int | None = None, batch_size: int | None = None, bias=None) -> "EnsembleRestorer":
-        return cls([Restorer.load(p, window=window, batch_size=batch_size) for p in model_paths], weights, bias)
+             window: int | None = None, batch_size: int | None = None, bias=None,
+             runtime: str | None = None, threads: int = 1) -> "EnsembleRestorer":
+        return cls([Restorer.load(p, window=window, batch_size=batch_size, runtime=runtime, threads=threads)
+                     for p in model_paths], weights, bias)
 
     @property
     def has_case(self) -> bool:
@@ -776,12 +788,14 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
                  window: int | None = None, batch_size: int | None = None, segments: str | Path | None = None,
                  stdout: TextIO | None = None, weights: Sequence[float] | None = None,
                  bias=None, capitalize_words: bool = False, end_sentence: bool = True,
-                 case: bool = True, write_options: WriteOptions | None = None) -> list[Utterance]:
+                 case: bool = True, write_options: WriteOptions | None = None, runtime: str | None = None,
+                 threads: int = 1) -> list[Utterance]:
     """Read ``input_path``, punctuate it with ``model`` (default model when None; a list of
     several model files restores with their ensemble, ``weights`` for its mean), with the
     decision ``bias`` if given, the last word of each input ending a sentence if ``end_sentence``
     (``input_ends``), write ``output`` (stdout when None) in the forms of ``write_options``;
-    returns the punctuated utterances.
+    returns the punctuated utterances. ``runtime``, ``threads``: what runs the model
+    (punct.engine.runtime).
     Spelling: in true case (``true_case``) if ``case`` and the model has a case head, else in
     sentence case if ``capitalize_words`` (``capitalize``), else as the input spelled it."""
     fmt_out = output_format(output, output_format_name)
@@ -791,9 +805,10 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     out_dir = per_recording_dir(output, fmt_out, utts, input_path)
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
     if len(paths) > 1 or weights is not None or bias is not None:
-        restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size, bias=bias)
+        restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size, bias=bias,
+                                         runtime=runtime, threads=threads)
     else:
-        restorer = Restorer.load(paths[0], window=window, batch_size=batch_size)
+        restorer = Restorer.load(paths[0], window=window, batch_size=batch_size, runtime=runtime, threads=threads)
     use_case = case and restorer.has_case
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False, end_sentence=end_sentence,
                            case=use_case)

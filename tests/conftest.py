@@ -16,6 +16,17 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("PUNCT_LOG_LEVEL", "INFO")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _restore_runtime(tmp_path_factory):
+    """Exported ONNX graphs go to a folder of the test session, not the user's cache; restore
+    runs on torch (models spied on, every family) unless a test asks for ONNX (test_runtime.py)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PUNCT_ONNX_DIR", str(tmp_path_factory.mktemp("onnx")))
+    mp.setenv("PUNCT_RUNTIME", "torch")
+    yield
+    mp.undo()
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT

@@ -100,7 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: the model's training slice)")
     p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (several streams)")
     p.add_argument("--threads", type=at_least(1), default=1,
-                   help="torch threads (default 1: a stream is decoded one window at a time, too little work to share)")
+                   help="threads of the model's runtime (default 1: a stream is decoded one window at a time)")
+    p.add_argument("--runtime", choices=("auto", "onnx", "onnx-int8", "torch"), default=None,
+                   help="what runs the model: ONNX Runtime (the graph exported once and cached in "
+                        "$PUNCT_CACHE/onnx, default ~/.cache/punct), its int8 quantization, or torch; default "
+                        "$PUNCT_RUNTIME, else auto: onnx when onnxruntime is installed and the model exports")
     add_common(p)
     return p
 
@@ -143,15 +147,11 @@ def _main(args: argparse.Namespace) -> int:
     write_options = _write_options(args)
     for m in args.model or [None]:
         resolve_model(m)
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(args.threads)
     restore_file(args.input, args.output, model=args.model, input_format=args.input_format,
                  output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
                  batch_size=args.batch_size, segments=args.segments, weights=args.weights, bias=args.bias,
                  capitalize_words=args.capitalize, end_sentence=args.end_sentence, case=args.case,
-                 write_options=write_options)
+                 write_options=write_options, runtime=args.runtime, threads=args.threads)
     return 0
 
 

@@ -30,33 +30,15 @@ from typing import TYPE_CHECKING, Sequence
 
 import torch
 
+from punct.engine.windows import accept_count, decode_window_of
 from punct.errors import PunctError
-from punct.labels import CASES, LABELS, MARK_LABELS, PERIOD, QUESTION, SENTENCE_END, label_id, mark_of
+from punct.labels import CASES, LABELS, MARK_LABELS, label_id, mark_of
 from punct.words import Utterance, Word
 
 if TYPE_CHECKING:
     import numpy as np
 
 log = logging.getLogger(__name__)
-
-_EOS = frozenset(label_id(lab) for lab in SENTENCE_END)
-
-
-def decode_window_of(train_config: dict) -> int:
-    """The decoding window a checkpoint's training config asks for: ``decode_window``,
-    else its training slice length."""
-    return int(train_config.get("decode_window") or train_config.get("slice_length", 200))
-
-
-def accept_count(pred: Sequence[int], at_end: bool) -> int:
-    """How many predictions of a window to accept (see the module docstring)."""
-    n = len(pred)
-    if at_end:
-        return n
-    for k in range(n - 2, -1, -1):
-        if pred[k] in _EOS:
-            return max(k + 1, n // 2)
-    return max(1, n - 1)
 
 
 @torch.no_grad()
@@ -286,18 +268,6 @@ def class_bias(bias, source: str | Path | None = None, what: str = ""):
     if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) for x in values):
         raise PunctError(f"{prefix}bias values must be finite numbers, got {values}", source)
     return np.array([0.0] + [float(x) for x in values])
-
-
-def sentence_end_label(probs, bias=None) -> str:
-    """PERIOD or QUESTION, whichever of the two has the higher log posterior plus ``bias``
-    (``class_bias``) in ``probs`` [len(LABELS)]: the mark that ends an input, where a sentence
-    ends whatever the model's argmax (ties go to PERIOD)."""
-    import numpy as np
-
-    p = np.log(np.maximum(np.asarray(probs, dtype=np.float64), 1e-30))
-    b = class_bias(None) if bias is None else np.asarray(bias, dtype=np.float64)
-    q, d = label_id(QUESTION), label_id(PERIOD)
-    return QUESTION if p[q] + b[q] > p[d] + b[d] else PERIOD
 
 
 def biased_labels(probs, bias=None):

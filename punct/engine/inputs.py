@@ -57,17 +57,21 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
-import torch
 
 from punct.engine.vocab import Vocabulary
+
+if TYPE_CHECKING:  # imported where tensors are built: restore's ONNX runtime reads the words without torch
+    import torch
 
 log = logging.getLogger(__name__)
 
 
 def _mask(lengths: np.ndarray, T: int) -> torch.Tensor:
+    import torch
+
     return torch.from_numpy(np.arange(T)[None, :] < np.asarray(lengths)[:, None])
 
 
@@ -167,6 +171,8 @@ class WordInputs(Inputs):
         return self.vocab.encode(words)
 
     def tensors(self, ids: np.ndarray, lengths: np.ndarray) -> dict[str, torch.Tensor]:
+        import torch
+
         return {"ids": torch.from_numpy(np.asarray(ids, dtype=np.int64)), "mask": _mask(lengths, ids.shape[1])}
 
     def describe(self) -> str:
@@ -191,6 +197,8 @@ class VectorInputs(Inputs):
         self.vectors = load_vectors(name)
         m = self.vectors.matrix
         default = m.mean(0) if oov == "mean" else np.zeros(m.shape[1], np.float32)
+        import torch
+
         self.table = torch.from_numpy(np.concatenate([np.zeros((1, m.shape[1]), np.float32), default[None], m]).astype(np.float32))
         self._cache: dict[str, int] = {}
 
@@ -228,6 +236,8 @@ class VectorInputs(Inputs):
         return out
 
     def tensors(self, ids: np.ndarray, lengths: np.ndarray) -> dict[str, torch.Tensor]:
+        import torch
+
         mask = _mask(lengths, ids.shape[1])
         idx = torch.from_numpy(np.asarray(ids, dtype=np.int64)).masked_fill(~mask, self.PAD)
         return {"vectors": self.table[idx], "mask": mask}
@@ -304,6 +314,8 @@ class CharInputs(Inputs):
         return self.lexicon.ids(words, self._spell)
 
     def tensors(self, ids: np.ndarray, lengths: np.ndarray) -> dict[str, torch.Tensor]:
+        import torch
+
         B, T = ids.shape
         items = self.lexicon.items
         rows = [np.concatenate([items[i] for i in ids[b, : lengths[b]]]) if lengths[b] else np.zeros(0, np.int64)
@@ -370,6 +382,8 @@ class PieceInputs(Inputs):
         return self.lexicon.ids(words, self._pieces)
 
     def tensors(self, ids: np.ndarray, lengths: np.ndarray) -> dict[str, torch.Tensor]:
+        import torch
+
         B, T = ids.shape
         items = self.lexicon.items
         rows, lasts = [], np.zeros((B, T), np.int64)
@@ -412,8 +426,6 @@ class _FeaturePart:
         if self.mean.shape != (n,) or self.std.shape != (n,):
             raise ValueError(f"normalization statistics for {n} columns expected")
         self.normalize = normalize
-        self._mean_t = torch.from_numpy(self.mean)
-        self._std_t = torch.from_numpy(np.maximum(self.std, self.SD_FLOOR))
 
     @staticmethod
     def feature_setup(cfg, data_dir) -> tuple[list[str], list[str]]:
@@ -528,13 +540,15 @@ class _FeaturePart:
             return out
         if feats is None:
             raise ValueError(f"this model reads features ({' '.join(self.columns)}): none were given with the words")
+        import torch
+
         f = torch.from_numpy(np.ascontiguousarray(feats, dtype=np.float32))
         if f.shape[:2] != ids.shape or f.shape[2] != self.n_feats + 1:
             raise ValueError(f"features of shape {tuple(f.shape)} for ids {ids.shape} and {self.n_feats} columns + flag")
         missing = (f[..., -1] > 0.5) | ~out["mask"]
         x = f[..., :-1]
         if self.normalize:
-            x = (x - self._mean_t) / self._std_t
+            x = (x - torch.from_numpy(self.mean)) / torch.from_numpy(np.maximum(self.std, self.SD_FLOOR))
         out["feats"] = x.masked_fill(missing.unsqueeze(-1), 0.0)
         out["feat_missing"] = missing
         return out

@@ -1,0 +1,252 @@
+"""The runtime that runs a model for ``punct restore``: torch, or ONNX Runtime without torch.
+
+``PUNCT_RUNTIME`` (or ``punct restore --runtime``) chooses: ``torch``; ``onnx`` (float32
+graph); ``onnx-int8`` (its weights quantized to int8 by onnxruntime's dynamic
+quantization: smaller, and not the same labels, so only on request); ``auto`` (the
+default): ``onnx`` when onnxruntime is installed and the model's family exports
+(``ONNX_MODELS``), else ``torch``.
+
+The ONNX graph is exported from the checkpoint once (torch is needed then) and cached
+outside the repository as ``$PUNCT_CACHE/onnx/<sha256 of the model file>[.int8].onnx``
+(``PUNCT_CACHE``, default ``~/.cache/punct``; ``PUNCT_ONNX_DIR`` names the folder itself), written atomically; a changed model file
+has another digest and so another graph, and a cached file that does not load, or whose
+recorded digest is not its name's, is exported again. The graph takes the word ids, the
+window lengths and, for a model with per-word features, their raw values (the featurizer's
+``select`` rows: normalization and the missing flag are inside the graph), and returns the
+logits; the featurizer's state, the vocabulary and the decoding window travel in the graph's
+metadata, so a later run loads onnxruntime and numpy only.
+
+Two parts of the torch model are traced in a form that exports with the same results
+up to float rounding: the additive attention's scores are computed in a scripted loop over
+blocks of ``ATTENTION_CHUNK`` queries (the blocked loop of punct.models.layers would be
+unrolled for the traced input's shape), each a matrix product with the attention vector,
+which onnxruntime runs faster than a broadcast product; the
+bidirectional GRU always packs its rows (the same states when all rows are full), so
+that one graph serves windows of any lengths.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from punct.errors import PunctError
+
+log = logging.getLogger(__name__)
+
+RUNTIMES = ("auto", "onnx", "onnx-int8", "torch")
+#: the model families whose graphs export and are checked against torch (tests/engine/test_runtime.py)
+ONNX_MODELS = frozenset({"tbrnn", "tbrnn_pre", "ta_brnn"})
+FORMAT = "punct-onnx-1"
+OPSET = 17
+
+
+def runtime_choice(name: str | None = None) -> str:
+    """``name``, else ``$PUNCT_RUNTIME``, else ``auto``; a PunctError for an unknown one."""
+    name = name or os.environ.get("PUNCT_RUNTIME", "") or "auto"
+    if name not in RUNTIMES:
+        raise PunctError(f"unknown runtime {name!r} (PUNCT_RUNTIME or --runtime: one of {', '.join(RUNTIMES)})")
+    return name
+
+
+def onnx_available() -> bool:
+    """True when onnxruntime can be imported (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("onnxruntime") is not None
+
+
+def cache_dir() -> Path:
+    """The folder of cached graphs: ``$PUNCT_ONNX_DIR``, else ``$PUNCT_CACHE/onnx`` (``~/.cache/punct``)."""
+    if os.environ.get("PUNCT_ONNX_DIR"):
+        return Path(os.environ["PUNCT_ONNX_DIR"])
+    return Path(os.environ.get("PUNCT_CACHE") or Path.home() / ".cache" / "punct") / "onnx"
+
+
+def file_digest(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def onnx_path(digest: str, int8: bool = False) -> Path:
+    """Where the graph of the model file with sha256 ``digest`` is cached."""
+    return cache_dir() / f"{digest}{'.int8' if int8 else ''}.onnx"
+
+
+# ----------------------------------------------------------------------------- export
+
+def export_onnx(model_path: str | Path, out: str | Path, digest: str | None = None, int8: bool = False) -> Path:
+    """Export the checkpoint ``model_path`` to the ONNX graph ``out`` (atomically), checked
+    against torch on a random batch (same labels); ``int8`` quantizes its weights after."""
+    import tempfile
+
+    from punct.engine import onnx_export
+    from punct.fsutil import atomic_write
+
+    t0 = time.monotonic()
+    digest = digest or file_digest(model_path)
+    with tempfile.TemporaryDirectory(prefix="punct-onnx-") as tmp:
+        raw = Path(tmp) / "model.onnx"
+        try:
+            args, want = onnx_export.export(model_path, raw, {"format": FORMAT, "source_sha256": digest, "int8": int8},
+                                            ONNX_MODELS, OPSET)
+        except (PunctError, OSError):
+            raise
+        except Exception as e:  # the tracer's or onnx's errors: not a user's input error, but auto falls back on it
+            lines = [x for x in str(e).strip().splitlines() if x.strip()]
+            raise PunctError(f"ONNX export failed ({type(e).__name__}: {lines[0][:160] if lines else ''})",
+                             model_path) from None
+        if int8:
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
+            q = Path(tmp) / "model.int8.onnx"
+            quantize_dynamic(str(raw), str(q), weight_type=QuantType.QInt8)
+            raw = q
+        got = OnnxModel(raw, expect_digest=digest).logits(*args).argmax(-1)
+        mask = np.arange(args[0].shape[1])[None, :] < args[1][:, None]
+        agree = float((got == want)[mask].mean())
+        if agree < 1.0 and not int8:
+            raise PunctError(f"the exported graph's labels differ from torch's on {1 - agree:.1%} of a test batch", model_path)
+        data = raw.read_bytes()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(out, "wb", encoding=None) as f:
+        f.write(data)
+    log.info("exported %s to ONNX%s in %.1f s: %s", model_path, " (int8)" if int8 else "", time.monotonic() - t0, out)
+    return out
+
+
+# ----------------------------------------------------------------------------- running
+
+class OnnxModel:
+    """An exported graph in an onnxruntime session: ``logits(ids, lengths[, feats])``, and what
+    the restorer needs beside it (``punct_inputs``, ``vocab``, ``window``, ``batch_size``)."""
+
+    runtime = "onnx"
+
+    def __init__(self, path: str | Path, threads: int = 1, expect_digest: str | None = None):
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, int(threads))
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+            meta = json.loads(self.session.get_modelmeta().custom_metadata_map["punct"])
+        except Exception as e:  # onnxruntime raises its own types for an unreadable file
+            raise PunctError(f"not a readable punct ONNX graph ({type(e).__name__}: {str(e).strip()[:160]})", path) from None
+        if meta.get("format") != FORMAT or (expect_digest is not None and meta.get("source_sha256") != expect_digest):
+            raise PunctError("an ONNX graph of another model or format", path)
+        from punct.engine.inputs import inputs_from_checkpoint
+
+        self.path = Path(path)
+        self.meta = meta
+        self.int8 = bool(meta.get("int8"))
+        self.punct_inputs = inputs_from_checkpoint({"inputs": meta["inputs"], "vocab": meta["vocab"]})
+        self.vocab = getattr(self.punct_inputs, "vocab", self.punct_inputs)
+        self.window = int(meta["window"])
+        self.batch_size = int(meta["batch_size"])
+        self.columns = bool(getattr(self.punct_inputs, "columns", None))
+
+    def logits(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None) -> np.ndarray:
+        """float32 [B,T,len(LABELS)] for int ids [B,T], lengths [B] (and raw feats [B,T,F+1])."""
+        f = {"ids": np.asarray(ids, dtype=np.int64), "lengths": np.asarray(lengths, dtype=np.int64)}
+        if self.columns:
+            if feats is None:
+                raise PunctError("this model reads per-word features (pause): none were given with the words")
+            f["feats"] = np.asarray(feats, dtype=np.float32)
+        return self.session.run(None, f)[0]
+
+
+def load_onnx(model_path: str | Path, threads: int = 1, int8: bool = False) -> OnnxModel:
+    """The cached graph of ``model_path`` in a session, exported first when it is missing,
+    of another model or unreadable (module docstring)."""
+    digest = file_digest(model_path)
+    path = onnx_path(digest, int8)
+    if path.is_file():
+        try:
+            return OnnxModel(path, threads, expect_digest=digest)
+        except PunctError as e:
+            log.warning("%s; exporting it again", e)
+    export_onnx(model_path, path, digest, int8=int8)
+    return OnnxModel(path, threads, expect_digest=digest)
+
+
+def load_for_restore(model_path: str | Path, runtime: str | None = None, threads: int = 1
+                     ) -> tuple[Any, Any, dict[str, int], str]:
+    """(model, vocabulary or featurizer, {"window", "batch_size"} defaults, runtime used) for
+    punct.restore: an OnnxModel, or the torch model of punct.engine.checkpoint.load_model."""
+    choice = runtime_choice(runtime)
+    if choice != "torch":
+        if not onnx_available():
+            if choice != "auto":
+                raise PunctError(f"runtime {choice} needs onnxruntime (pip install onnxruntime), or use PUNCT_RUNTIME=torch")
+        else:
+            try:
+                m = load_onnx(model_path, threads, int8=choice == "onnx-int8")
+                return m, m.vocab, {"window": m.window, "batch_size": m.batch_size}, choice if choice != "auto" else "onnx"
+            except PunctError as e:
+                if choice != "auto":
+                    raise
+                log.info("ONNX runtime not used (%s): torch runs the model", e)
+    import torch
+
+    from punct.engine.checkpoint import load_model
+    from punct.engine.windows import decode_window_of
+
+    torch.set_num_threads(max(1, int(threads)))
+    model, vocab, ck = load_model(model_path)
+    tc = ck.get("train_config", {}) or {}
+    return model, vocab, {"window": decode_window_of(tc), "batch_size": min(int(tc.get("batch_size", 32)), 64),
+                          "mixed_spellings": ck.get("mixed_spellings")}, "torch"
+
+
+def run_windows(model, wins: Sequence[Sequence[int]], batch_size: int, feats: Sequence | None = None,
+                probs: bool = False, case: bool = False) -> tuple[list[list[int]], list | None]:
+    """Label ids of every word of each window (each run once, whole), and with ``probs`` the
+    posteriors [len(win), len(LABELS)] of each (with ``case``, a torch model with a case head,
+    followed by the case posteriors, as punct.engine.decode.run_streams gives them); for an
+    OnnxModel or a torch model."""
+    if not isinstance(model, OnnxModel):
+        from punct.engine.decode import run_streams
+
+        longest = max((len(w) for w in wins), default=2)
+        return run_streams(model, [list(w) for w in wins], window=max(2, longest), batch_size=batch_size,
+                           feats=feats, probs=probs or case, case=case)
+    if case:
+        raise PunctError("the ONNX graph has no case head (internal error: torch runs case-head models)")
+    preds: list[list[int]] = []
+    post: list | None = [] if probs else None
+    for c in range(0, len(wins), batch_size):
+        chunk = wins[c : c + batch_size]
+        T = max(len(w) for w in chunk)
+        ids = np.zeros((len(chunk), T), dtype=np.int64)
+        lengths = np.array([len(w) for w in chunk], dtype=np.int64)
+        for r, w in enumerate(chunk):
+            ids[r, : len(w)] = w
+        fw = None
+        if feats is not None:
+            fc = feats[c : c + batch_size]
+            fw = np.zeros((len(chunk), T, np.asarray(fc[0]).shape[1]), dtype=np.float32)
+            for r, f in enumerate(fc):
+                fw[r, : len(f)] = f
+        logits = model.logits(ids, lengths, fw)
+        best = logits.argmax(-1)
+        for r, n in enumerate(lengths):
+            preds.append(best[r, :n].tolist())
+        if post is not None:
+            e = np.exp(logits - logits.max(-1, keepdims=True))
+            soft = e / e.sum(-1, keepdims=True)
+            post.extend(soft[r, :n].astype(np.float32) for r, n in enumerate(lengths))
+    return preds, post
+

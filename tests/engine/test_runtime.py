@@ -1,0 +1,169 @@
+"""punct.engine.runtime: the choice of runtime, the cache of exported graphs, and the same
+labels from ONNX Runtime as from torch on a tiny TA-BRNN-p."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from punct.engine import runtime
+from punct.engine.vocab import Vocabulary
+from punct.errors import PunctError
+from punct.labels import LABELS
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+
+WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "so",
+         "what", "is", "next", "thank", "you"]
+
+
+def make_ta_brnn_p(path, seed=0):
+    """A randomly initialised tiny TA-BRNN-p (T-BRNN stage one, pause_after), saved as training saves it."""
+    from punct.engine import checkpoint
+    from punct.engine.inputs import FeatureInputs
+    from punct.models import build_model, resolved_model_args
+
+    torch.manual_seed(seed)
+    vocab = Vocabulary.build([WORDS], min_count=1)
+    s1 = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8})
+    args = resolved_model_args("ta_brnn", {"hidden_size": 8, "feature_names": ["pause_after"],
+                                           "stage1": {"model": "tbrnn", "model_args": s1}})
+    model = build_model("ta_brnn", args, len(vocab))
+    with torch.no_grad():  # zero-initialised output layers predict O everywhere: shake them
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.7)
+    inputs = FeatureInputs(vocab, ["pause"], ["pause_after"], mean=[0.2], std=[0.4])
+    checkpoint.save(path, {"model": "ta_brnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": model.state_dict(), "inputs": inputs.state(),
+                           "train_config": {"slice_length": 12, "batch_size": 4}})
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PUNCT_ONNX_DIR", str(tmp_path / "onnx"))
+    return tmp_path / "onnx"
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    p = tmp_path_factory.mktemp("model") / "ta.pt"
+    make_ta_brnn_p(p)
+    return p
+
+
+def write_ctm(path, n=60, seed=3):
+    rng = np.random.default_rng(seed)
+    t, lines = 0.0, []
+    for i in range(n):
+        lines.append(f"call A {t:.2f} 0.30 {WORDS[rng.integers(len(WORDS))].upper()}\n")
+        t += 0.3 + float(rng.choice([0.0, 0.05, 0.8]))
+    path.write_text("".join(lines))
+    return path
+
+
+def test_runtime_choice(monkeypatch):
+    monkeypatch.delenv("PUNCT_RUNTIME", raising=False)
+    assert runtime.runtime_choice() == "auto"
+    monkeypatch.setenv("PUNCT_RUNTIME", "onnx")
+    assert runtime.runtime_choice() == "onnx"
+    assert runtime.runtime_choice("torch") == "torch"  # the option wins over the environment
+    with pytest.raises(PunctError, match="unknown runtime 'tensorflow'"):
+        runtime.runtime_choice("tensorflow")
+
+
+def test_auto_prefers_onnx_and_falls_back_to_torch(model_file, cache, monkeypatch):
+    model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
+    assert used == "onnx" and isinstance(model, runtime.OnnxModel)
+    assert defaults == {"window": 12, "batch_size": 4}
+    monkeypatch.setattr(runtime, "onnx_available", lambda: False)
+    model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
+    assert used == "torch" and isinstance(model, torch.nn.Module) and defaults["window"] == 12
+    with pytest.raises(PunctError, match="needs onnxruntime"):
+        runtime.load_for_restore(model_file, "onnx")
+
+
+def test_a_family_that_does_not_export_runs_on_torch_in_auto(tmp_path, cache):
+    from tests.test_restore import make_pause_model
+
+    make_pause_model(tmp_path / "pause.pt")
+    assert runtime.load_for_restore(tmp_path / "pause.pt", "auto")[3] == "torch"
+    with pytest.raises(PunctError, match="not che_pause"):
+        runtime.load_for_restore(tmp_path / "pause.pt", "onnx")
+
+
+def test_the_graph_is_exported_once_and_again_for_a_changed_or_corrupt_file(tmp_path, cache, monkeypatch):
+    m = tmp_path / "m.pt"
+    make_ta_brnn_p(m, seed=1)
+    runtime.load_onnx(m)
+    first = runtime.onnx_path(runtime.file_digest(m))
+    assert first.is_file() and first.parent == cache
+    calls = []
+    real = runtime.export_onnx
+    monkeypatch.setattr(runtime, "export_onnx", lambda *a, **k: calls.append(a) or real(*a, **k))
+    runtime.load_onnx(m)
+    assert calls == []  # cached: loaded, not exported
+    make_ta_brnn_p(m, seed=2)  # another model under the same name
+    runtime.load_onnx(m)
+    second = runtime.onnx_path(runtime.file_digest(m))
+    assert len(calls) == 1 and second != first and second.is_file()
+    second.write_bytes(b"not a graph")  # an interrupted copy, a full disk
+    g = runtime.load_onnx(m)
+    assert len(calls) == 2 and g.logits(np.array([[3, 4]]), np.array([2]), np.zeros((1, 2, 2), np.float32)).shape == (1, 2, 4)
+    first.replace(second)  # a graph of another model under this model's name
+    runtime.load_onnx(m)
+    assert len(calls) == 3
+
+
+def test_onnx_gives_torch_labels_and_logits(model_file, cache):
+    from punct.engine.checkpoint import load_model
+
+    tmodel, _, _ = load_model(model_file)
+    g = runtime.load_onnx(model_file)
+    rng = np.random.default_rng(0)
+    for lengths in ([12], [12, 5, 1], [3, 3]):
+        T = max(lengths)
+        ids = rng.integers(3, len(WORDS) + 3, (len(lengths), T))
+        feats = rng.random((len(lengths), T, 2)).astype(np.float32)
+        feats[..., 1] = rng.random((len(lengths), T)) < 0.3  # words without a measured pause
+        want = tmodel(**tmodel.punct_inputs.tensors(ids, np.array(lengths), feats=feats)).detach().numpy()
+        got = g.logits(ids, np.array(lengths), feats)
+        for r, n in enumerate(lengths):
+            np.testing.assert_allclose(got[r, :n], want[r, :n], atol=1e-4)
+            assert (got[r, :n].argmax(-1) == want[r, :n].argmax(-1)).all()
+
+
+def test_restore_on_onnx_equals_torch_on_a_ctm(model_file, cache, tmp_path):
+    from punct.restore import restore_file
+
+    ctm = write_ctm(tmp_path / "call.ctm", n=80)
+    a = restore_file(ctm, tmp_path / "torch.ctm", model=model_file, runtime="torch")
+    b = restore_file(ctm, tmp_path / "onnx.ctm", model=model_file, runtime="onnx")
+    labels = [w.label for u in a for w in u.words]
+    assert len(set(labels)) > 1  # the tiny model predicts marks, so the comparison means something
+    assert [w.label for u in b for w in u.words] == labels
+    assert (tmp_path / "torch.ctm").read_text() == (tmp_path / "onnx.ctm").read_text()
+
+
+def test_a_cached_graph_restores_without_importing_torch(model_file, cache, tmp_path, repo_root):
+    runtime.load_onnx(model_file)
+    ctm = write_ctm(tmp_path / "call.ctm", n=20)
+    code = ("import sys\nfrom punct.restore import restore_file\n"
+            f"restore_file({str(ctm)!r}, {str(tmp_path / 'o.ctm')!r}, model={str(model_file)!r}, runtime='auto')\n"
+            "print('torch' in sys.modules)\n")
+    env = dict(os.environ, PYTHONPATH=str(repo_root), PUNCT_ONNX_DIR=str(cache), PUNCT_RUNTIME="auto")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"
+    lines = (tmp_path / "o.ctm").read_text().splitlines()
+    assert len([x for x in lines if not x.startswith(";;")]) == 20  # the words; marks on comment lines
+
+
+def test_int8_graph_is_cached_apart(model_file, cache):
+    g = runtime.load_onnx(model_file, int8=True)
+    assert g.int8 and g.path == runtime.onnx_path(runtime.file_digest(model_file), int8=True)
+    assert g.logits(np.array([[3, 4, 5]]), np.array([3]), np.zeros((1, 3, 2), np.float32)).shape == (1, 3, 4)
