@@ -572,7 +572,19 @@ def test_sigterm_saves_the_batch_and_a_rerun_resumes_to_the_same_weights(tiny_da
         assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
 
 
-def test_sigint_on_the_last_batch_of_an_epoch_resumes_at_its_validation(tiny_data, tmp_path):
+@pytest.fixture
+def sigint_handled():
+    """SIGINT at Python's default handler for the test: a shell starts background jobs with it
+    ignored, and the trainer rightly leaves an ignored signal alone."""
+    import signal
+
+    saved = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, saved)
+
+
+def test_sigint_on_the_last_batch_of_an_epoch_resumes_at_its_validation(tiny_data, tmp_path, sigint_handled):
     tr, dev = tiny_data
     steps = []
     train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "a", on_step=lambda e, b: steps.append(b))
@@ -591,7 +603,7 @@ def test_sigint_on_the_last_batch_of_an_epoch_resumes_at_its_validation(tiny_dat
     assert steps[0] == (1, 1) and prog["epoch"] == 2 and len(prog["history"]) == 2  # epoch 1 validated first
 
 
-def test_a_repeat_within_the_window_is_ignored_and_a_later_one_acts(monkeypatch):
+def test_a_repeat_within_the_window_is_ignored_and_a_later_one_acts(monkeypatch, sigint_handled):
     with signals.deferred(announce=False) as got:
         os.kill(os.getpid(), signal.SIGINT)
         os.kill(os.getpid(), signal.SIGINT)  # torchrun forwarding what the ranks got already
