@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import Callable, Iterator, TextIO
+from typing import Callable, Iterable, Iterator, TextIO
 
 from punct.errors import PunctError
 
@@ -14,11 +15,14 @@ from punct.errors import PunctError
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[str]:
     """A temporary path next to ``path`` for a writer that wants a file name (a library's
-    ``save(name)``); renamed onto ``path`` when the block succeeds, removed when it fails."""
+    ``save(name)``); renamed onto ``path`` when the block succeeds, removed when it fails.
+    The temporary file is named with the writer's pid and locked while written, so a later
+    run of the same output removes what a killed run left (``remove_stale_temps``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    remove_stale_temps(path)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
+    _hold(fd)
     os.chmod(tmp, 0o666 & ~_umask())  # a writer that reopens the file keeps this mode, not mkstemp's 0600
     try:
         yield tmp
@@ -27,6 +31,91 @@ def atomic_path(path: str | Path) -> Iterator[str]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    finally:
+        os.close(fd)
+
+
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name}.{os.getpid()}-"
+
+
+def _hold(fd: int) -> None:
+    """An flock on ``fd`` (a temporary output), dropped by the kernel however its holder ends."""
+    import fcntl
+
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _in_use(p: Path) -> bool:
+    """True when another open file holds the lock of ``p`` (a writer still at work)."""
+    import fcntl
+
+    try:
+        fd = os.open(p, os.O_RDONLY)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops a lock we took
+    return False
+
+
+def remove_stale_temps(path: str | Path) -> list[Path]:
+    """Remove the temporary files and directories that runs killed while writing ``path``
+    left beside it (``.NAME.PID-XXXX.tmp`` whose process is gone and which nobody holds
+    locked; ``.NAME.old`` of an interrupted directory swap); returns what was removed."""
+    import re
+    import shutil
+
+    path = Path(path)
+    try:
+        entries = list(path.parent.iterdir())
+    except OSError:
+        return []
+    pattern = re.compile(re.escape("." + path.name + ".") + r"(?:(\d+)-)?[A-Za-z0-9_]+\.tmp$")
+    removed = []
+    for p in entries:
+        m = pattern.match(p.name)
+        if m is None and p.name != f".{path.name}.old":
+            continue
+        if m is not None and m.group(1) is not None and _alive(int(m.group(1))):
+            continue
+        if m is None and path.exists() is False:  # an .old whose swap may still be under way
+            continue
+        if _in_use(p):
+            continue
+        try:
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+            removed.append(p)
+        except OSError:
+            continue
+    if removed:
+        import logging
+
+        logging.getLogger(__name__).info("removed %d temporary file(s) a killed run left beside %s (%s)",
+                                         len(removed), path, removed[0].name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 @contextlib.contextmanager
@@ -83,8 +172,11 @@ def atomic_dir(path: str | Path, ours: Callable[[Path], bool] | None = None) -> 
     path = Path(path)
     check_replaceable(path, ours)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent))
+    remove_stale_temps(path)
+    tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent))
     os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0700)
+    fd = os.open(tmp, os.O_RDONLY)
+    _hold(fd)
     try:
         (tmp / OUTPUT_MARK).write_text("built by punct; a rerun replaces this directory whole\n")
         yield tmp
@@ -100,6 +192,8 @@ def atomic_dir(path: str | Path, ours: Callable[[Path], bool] | None = None) -> 
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager
@@ -201,3 +295,106 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
             if lineno == 1:
                 line = line.lstrip("\ufeff")
             yield lineno, line
+
+
+def input_problem(path: str | Path, want: str = "any", empty_ok: bool = True) -> str | None:
+    """Why ``path`` cannot be read as an input, in a few words, or None when it can.
+
+    ``want``: ``file`` (a regular file or a pipe), ``dir`` (a directory) or ``any``. A pipe
+    or socket (a process substitution ``<(...)``, ``/dev/stdin`` fed by a pipe) is readable
+    once (``is_stream``); a device (``/dev/zero``, a terminal) is refused, as it never ends
+    or waits for typing. ``empty_ok=False`` refuses an empty regular file.
+    """
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return "not found (a broken symbolic link)" if os.path.islink(p) else "not found"
+    except NotADirectoryError:
+        return "not found (a file stands where its path needs a directory)"
+    except PermissionError:
+        return "permission denied (a directory on its path cannot be searched)"
+    except OSError as e:
+        return (e.strerror or str(e)).lower()
+    mode = st.st_mode
+    if stat.S_ISDIR(mode):
+        if want == "file":
+            return "is a directory, not a file"
+        if not os.access(p, os.R_OK | os.X_OK):
+            return "permission denied (cannot list this directory)"
+        return None
+    if stat.S_ISREG(mode):
+        if want == "dir":
+            return "is a file, not a directory"
+        if not os.access(p, os.R_OK):
+            return "permission denied"
+        if not empty_ok and st.st_size == 0:
+            return "is empty (nothing to read)"
+        return None
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return "is a pipe, not a directory" if want == "dir" else None
+    kind = "character device" if stat.S_ISCHR(mode) else "block device" if stat.S_ISBLK(mode) else "special file"
+    return f"is a {kind}, not a regular file (it would be read without end or wait for input)"
+
+
+def check_input(path: str | Path, what: str = "input", want: str = "any", empty_ok: bool = True) -> None:
+    """A PunctError naming ``path`` when ``input_problem`` finds one (``what`` names the input:
+    ``model file``, ``reference``)."""
+    problem = input_problem(path, want, empty_ok)
+    if problem is not None:
+        if problem.startswith("not found"):
+            problem = f"{what} {problem}"
+        raise PunctError(problem, path)
+
+
+def is_stream(path: str | Path) -> bool:
+    """True for a pipe or socket (``<(...)``, ``/dev/stdin`` from a pipe): readable only once."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+@contextlib.contextmanager
+def spooled_input(path: str | Path) -> Iterator[Path]:
+    """``path`` itself, or for a pipe (``is_stream``) a temporary copy of all it gives, so that
+    a reader may look at it twice (tell the format, then read); the copy keeps the pipe's
+    name, and a PunctError about the copy is raised about ``path``."""
+    import shutil
+
+    if not is_stream(path):
+        yield Path(path)
+        return
+    with tempfile.TemporaryDirectory(prefix="punct-input-") as d:
+        tmp = Path(d) / (Path(path).name or "input")
+        with open(path, "rb") as src, open(tmp, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        try:
+            yield tmp
+        except PunctError as e:
+            if e.path != str(tmp):
+                raise
+            raise PunctError(e.message, path, e.line) from None
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """True when ``a`` and ``b`` both exist and are one file or directory (a hard or
+    symbolic link, another spelling of the path)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_not_input(output: str | Path | None, inputs: Iterable[str | Path | None], option: str = "-o") -> None:
+    """Refuse an output that is one of the inputs (by inode, so a link or another spelling
+    counts), or a directory holding one: writing it would replace what is being read."""
+    if output is None:
+        return
+    out = Path(output)
+    for i in inputs:
+        if i is None or str(i) == "-":
+            continue
+        if same_file(out, i):
+            raise PunctError(f"{option} is the input {i}: the output would replace it (choose another output)", out)

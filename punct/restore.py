@@ -108,9 +108,10 @@ _CACHE_SIZE = 1 << 16
 def resolve_model(path: str | Path | None) -> Path:
     """``path``, or the default model; a PunctError says how to get one when it is missing."""
     if path is not None:
+        from punct.fsutil import check_input
+
         p = Path(path)
-        if not p.is_file():
-            raise PunctError("model file not found", p)
+        check_input(p, "model file", "file", empty_ok=False)
         return p
     if not DEFAULT_MODEL.is_file():
         raise PunctError("no --model given and the default model is missing: pass --model M.pt (a best.pt of "
@@ -148,9 +149,10 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
     from punct.io import detect_format, read_any
     from punct.io import ctm
 
+    from punct.fsutil import check_input
+
     path = Path(path)
-    if not path.exists():
-        raise PunctError("input not found", path)
+    check_input(path, "input")
     if fmt is None:
         # what restore is given without a mark or signature is unpunctuated text
         fmt = detect_format(path, "--input-format", fallback="text")

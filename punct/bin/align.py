@@ -20,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
 
 log = logging.getLogger("punct.bin.align")
 
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default=None, help="YAML config (conf/align.yaml); default: built-in defaults")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config value (repeatable)")
-    p.add_argument("--merge", type=int, default=0, metavar="N", help="merge OUT/part.1..N instead of aligning")
+    p.add_argument("--merge", type=at_least(0, 100_000), default=0, metavar="N", help="merge OUT/part.1..N instead of aligning")
     p.add_argument("--prepare-lts", action="store_true", help="train (or find) the letter-to-sound rules and exit")
     p.add_argument("--no-textgrid", action="store_true", help="do not write one TextGrid per utterance")
     p.add_argument("--force", action="store_true", help="redo finished outputs")

@@ -77,8 +77,9 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
-def at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type``: an integer of at least ``minimum`` (a count of words, threads, ...)."""
+def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: an integer of at least ``minimum`` (a count of words, threads, ...)
+    and, when given, at most ``maximum`` (an absurd count would crash or stall the run)."""
 
     def parse(text: str) -> int:
         try:
@@ -87,22 +88,54 @@ def at_least(minimum: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
         return value
 
-    parse.__name__ = f"integer >= {minimum}"
+    parse.__name__ = f"integer >= {minimum}" if maximum is None else f"integer in {minimum}..{maximum}"
+    return parse
+
+
+#: the most threads a command may be given: a few times the cores of a big machine (torch
+#: crashed with a segmentation fault at 100000)
+MAX_THREADS = 1024
+#: the longest decoding window, in words: far beyond any model's training slice (a hundred
+#: million words ran 7 times slower with 4 times the memory, for nothing)
+MAX_WINDOW = 100_000
+#: the most windows in one batch
+MAX_BATCH = 65_536
+
+
+def finite_float(low: float | None = None, high: float | None = None) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number (not nan or inf), within [low, high] when given."""
+    import math
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be in [{low}, {high}], got {text}")
+        return value
+
+    parse.__name__ = "finite number"
     return parse
 
 
 def require_inputs(paths: Iterable[str | Path], what: str = "input") -> None:
-    """Raise a PunctError naming the first path that does not exist (or, when ``what`` is a
-    kind of directory, is not one)."""
+    """Raise a PunctError naming the first path that cannot be read as ``what``: missing, a
+    device, an empty file, or not a directory when ``what`` is a kind of directory, not a file
+    when it is a kind of file (``punct.fsutil.input_problem``)."""
+    from punct.fsutil import check_input
+
+    want = "dir" if what.endswith("directory") else "file" if what.endswith("file") else "any"
     for p in paths:
         if p is None:
             continue
-        if not Path(p).exists():
-            raise PunctError(f"{what} not found", p)
-        if what.endswith("directory") and not Path(p).is_dir():
-            raise PunctError(f"is a file, not a {what}", p)
+        check_input(p, what, want, empty_ok=False)
 
 
 #: OpenMP threads that wait for work sleep instead of spinning (the user's setting wins).
@@ -137,6 +170,12 @@ def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, pro
         return 1
     except UnicodeDecodeError as e:
         print(f"error: input is not valid UTF-8: {e.reason} at byte {e.start}", file=sys.stderr)
+        return 1
+    except RecursionError:  # a reader's last guard; punct.fsutil.loads_json names the file
+        print("error: an input is nested too deeply to read", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("error: out of memory (an input or an option too large?)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

@@ -42,7 +42,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from punct.bin.common import ArgumentParser, add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
 from punct.splits import merge_tables, split_datadir, subset_datadir
 
 log = logging.getLogger("punct.bin.datadir_tools")
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_common(p)
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("split", help="split a data directory into DIR/splitN/1..N")
-    s.add_argument("--nj", type=int, required=True, help="number of parts")
+    s.add_argument("--nj", type=at_least(1, 100_000), required=True, help="number of parts")
     s.add_argument("--by", choices=("recording", "speaker"), default="recording",
                    help="keep each recording (default) or each speaker in one part")
     s.add_argument("data", help="data directory")
@@ -101,14 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--utt-list", help="keep these utterances (the first field of each line: any table will do)")
     u.add_argument("--exclude", help="leave out these utterances (the same format)")
     g = u.add_mutually_exclusive_group()
-    g.add_argument("--first", type=int, help="the first N utterances (in key order)")
-    g.add_argument("--last", type=int, help="the last N utterances")
-    u.add_argument("--words", type=int, help="the leading utterances until N words are reached (the last whole)")
+    g.add_argument("--first", type=at_least(1), help="the first N utterances (in key order)")
+    g.add_argument("--last", type=at_least(1), help="the last N utterances")
+    u.add_argument("--words", type=at_least(1), help="the leading utterances until N words are reached (the last whole)")
     u.add_argument("data", help="data directory")
     u.add_argument("out", help="the new data directory")
     add_common(u)
     o = sub.add_parser("overlap", help="how much of held-out sets' text a training set holds (12-gram overlap)")
-    o.add_argument("--n", type=int, default=12, help="n-gram order (default 12)")
+    o.add_argument("--n", type=at_least(1, 1000), default=12, help="n-gram order (default 12)")
     o.add_argument("--record", action="store_true", help="add the figures to TRAIN/stats.json (heldout_overlap)")
     o.add_argument("train", help="the training data directory")
     o.add_argument("heldout", nargs="+", help="held-out data directories")

@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from punct.bin.common import ArgumentParser, at_least, add_common, require_inputs, run
+from punct.bin.common import (MAX_BATCH, MAX_THREADS, MAX_WINDOW, ArgumentParser, add_common, at_least, finite_float,
+                               require_inputs, run)
 from punct.errors import PunctError
 from punct.labels import MARK_LABELS
 
@@ -37,13 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, action="append",
                    help="model file (best.pt / checkpoint.pt); given more than once, the models decode as an "
                         "ensemble: each word takes the label of the mean of their posteriors")
-    p.add_argument("--weights", type=float, nargs="+", default=None,
+    p.add_argument("--weights", type=finite_float(), nargs="+", default=None,
                    help="with several --model: one positive weight per model for the mean (default: equal)")
     p.add_argument("--tune-weights-on", default=None, metavar="DEV_DIR",
                    help="with several --model: choose the weights with the best overall F1 on this labelled data "
                         "directory (a grid in steps of --weight-step), then decode --data with them")
-    p.add_argument("--weight-step", type=float, default=0.1, help="grid step of --tune-weights-on (default 0.1)")
-    p.add_argument("--bias", type=float, nargs=3, default=None, metavar=MARK_LABELS,
+    p.add_argument("--weight-step", type=finite_float(0.001, 1.0), default=0.1, help="grid step of --tune-weights-on (default 0.1)")
+    p.add_argument("--bias", type=finite_float(-1e6, 1e6), nargs=3, default=None, metavar=MARK_LABELS,
                    help="decision bias: a number per mark added to its log posterior before the argmax "
                         "(positive: more of that mark; default 0 0 0)")
     p.add_argument("--tune-bias-on", default=None, metavar="DEV_DIR",
@@ -55,9 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "--weights-from reads it")
     p.add_argument("--data", required=True, help="data directory to punctuate (text; labels optional)")
     p.add_argument("--out", required=True, help="output directory (replaced atomically)")
-    p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: training slice length)")
-    p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (default: training batch size)")
-    p.add_argument("--threads", type=at_least(1), default=2, help="torch threads")
+    p.add_argument("--window", type=at_least(2, MAX_WINDOW), default=None, help="words per decoding window (default: training slice length)")
+    p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None, help="windows per batch (default: training batch size)")
+    p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=2, help="torch threads")
     p.add_argument("--no-score", action="store_true", help="do not score against the data directory's labels")
     add_common(p)
     return p

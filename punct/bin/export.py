@@ -17,7 +17,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
 from punct.errors import PunctError
 
 log = logging.getLogger("punct.bin.export")
@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, help="trained model (best.pt)")
     p.add_argument("--out", required=True, help="output file, e.g. models/default.pt")
     p.add_argument("--half", action="store_true", help="store floating-point weights as float16")
-    p.add_argument("--max-mb", type=float, default=0.0, help="fail if the file is larger than this (0: no limit)")
+    p.add_argument("--max-mb", type=finite_float(0.0), default=0.0, help="fail if the file is larger than this (0: no limit)")
     p.add_argument("--note", default="", help="a line stored in the file (e.g. how it was trained)")
     add_common(p)
     return p

@@ -16,7 +16,8 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, at_least, add_common, require_inputs, run
+from punct.bin.common import (MAX_BATCH, MAX_THREADS, MAX_WINDOW, ArgumentParser, add_common, at_least, finite_float,
+                               require_inputs, run)
 
 log = logging.getLogger("punct.bin.joint_tune")
 
@@ -25,7 +26,7 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     """The two models of the joint decision and torch's threads (shared with punct.bin.joint_decode)."""
     p.add_argument("--lexical", required=True, help="the lexical model (a best.pt): boundaries' posterior and mark types")
     p.add_argument("--acoustic", required=True, help="the acoustic model (che_pause or che_ppe best.pt)")
-    p.add_argument("--threads", type=at_least(1), default=1, help="torch threads")
+    p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=1, help="torch threads")
 
 
 def load_joint_config(args: argparse.Namespace):

@@ -17,7 +17,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
 
 log = logging.getLogger("punct.bin.pause_feats")
 
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="punct.bin.pause_feats", description=__doc__.splitlines()[0])
     p.add_argument("--data", required=True, help="data directory with text and word_times")
     p.add_argument("--name", default="pause", help="feature set name: DIR/NAME.{ark,scp,names} (default: pause)")
-    p.add_argument("--cap", type=float, default=None, help="longest pause in seconds (default: punct.prosody.pause.PAUSE_CAP)")
+    p.add_argument("--cap", type=finite_float(0.0, 3600.0), default=None, help="longest pause in seconds (default: punct.prosody.pause.PAUSE_CAP)")
     p.add_argument("--force", action="store_true", help="recompute even when DIR/NAME.done exists")
     p.add_argument("--allow-untimed", action="store_true",
                    help="a directory without word_times is not an error: every word is flagged untimed")

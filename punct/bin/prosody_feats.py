@@ -21,7 +21,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
 
 log = logging.getLogger("punct.bin.prosody_feats")
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default=None, help="YAML config (conf/prosody.yaml); default: built-in defaults")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config value (repeatable), e.g. pitch.tracker=praat")
-    p.add_argument("--merge", type=int, default=0, metavar="N", help="normalize and merge OUT/part.1..N into DATA")
+    p.add_argument("--merge", type=at_least(0, 100_000), default=0, metavar="N", help="normalize and merge OUT/part.1..N into DATA")
     p.add_argument("--force", action="store_true", help="redo finished outputs")
     add_common(p)
     return p

@@ -27,7 +27,8 @@ import argparse
 import logging
 import sys
 
-from punct.bin.common import ArgumentParser, at_least, add_common, require_inputs, run
+from punct.bin.common import (MAX_BATCH, MAX_THREADS, MAX_WINDOW, ArgumentParser, add_common, at_least, finite_float,
+                               require_inputs, run)
 from punct.errors import PunctError
 from punct.labels import MARK_LABELS
 
@@ -46,12 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=None, action="append",
                    help="model file (best.pt); default: models/default.pt. Given more than once, the models restore "
                         "as an ensemble: each word takes the label of the mean of their posteriors")
-    p.add_argument("--weights", type=float, nargs="+", default=None,
+    p.add_argument("--weights", type=finite_float(), nargs="+", default=None,
                    help="with several --model: one positive weight per model for the mean (default: equal)")
     p.add_argument("--weights-from", default=None, metavar="FILE",
                    help="the weights (and the bias, if tuned) in FILE, as tuned by the recipe "
                         "(exp/.../tuned_weights.json, or an ensemble's decode_stats.json); the models in the same order")
-    p.add_argument("--bias", type=float, nargs=3, default=None, metavar=MARK_LABELS,
+    p.add_argument("--bias", type=finite_float(-1e6, 1e6), nargs=3, default=None, metavar=MARK_LABELS,
                    help="decision bias: a number per mark added to its log posterior before the argmax "
                         "(positive: more of that mark; default 0 0 0, or the bias of --weights-from)")
     p.add_argument("--input-format", default=None,
@@ -97,9 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not end the input with a sentence: by default the last word of each input (a text, "
                         "a JSON transcript, each recording of a CTM, each speaker of a TextGrid) takes a period "
                         "or a question mark, whichever the model favours there")
-    p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: the model's training slice)")
-    p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (several streams)")
-    p.add_argument("--threads", type=at_least(1), default=1,
+    p.add_argument("--window", type=at_least(2, MAX_WINDOW), default=None, help="words per decoding window (default: the model's training slice)")
+    p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None, help="windows per batch (several streams)")
+    p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=1,
                    help="threads of the model's runtime (default 1: a stream is decoded one window at a time)")
     p.add_argument("--runtime", choices=("auto", "onnx", "onnx-int8", "torch"), default=None,
                    help="what runs the model: ONNX Runtime (the graph exported once and cached in "
@@ -113,12 +114,18 @@ STDIN_NAME = "<stdin>"
 
 
 def _main(args: argparse.Namespace) -> int:
+    from punct.fsutil import check_not_input, is_stream
+
     if args.input == "-":
-        return _main_stdin(args)
+        return _main_spooled(args, sys.stdin.buffer, STDIN_NAME)
     require_inputs([args.input], "input")
+    if is_stream(args.input):  # <(...) or a named pipe: read once into a file the readers may open twice
+        with open(args.input, "rb") as f:
+            return _main_spooled(args, f, args.input)
     require_inputs([args.segments], "segments file")
     if args.model is not None:
         require_inputs(args.model, "model file")
+    check_not_input(args.output, [args.input, args.segments, args.weights_from, *(args.model or [])])
     n_models = len(args.model) if args.model else 1
     if n_models > 1 and args.window:
         raise PunctError("--window applies to one model; an ensemble's members use their own training windows")
@@ -171,9 +178,9 @@ def _write_options(args: argparse.Namespace):
                         carry_from=src if src.is_dir() and ((src / "text").is_file() or (src / "ctm").is_file()) else None)
 
 
-def _main_stdin(args: argparse.Namespace) -> int:
-    """INPUT ``-``: standard input, kept in a temporary file (the readers take files and
-    tell a format by content); errors about it name ``<stdin>`` and its line."""
+def _main_spooled(args: argparse.Namespace, source, name: str) -> int:
+    """INPUT ``-`` or a pipe: what ``source`` gives, kept in a temporary file (the readers take
+    files and tell a format by content); errors about it name ``name`` and its line."""
     import shutil
     import tempfile
     from pathlib import Path
@@ -183,9 +190,9 @@ def _main_stdin(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="punct-restore-") as d:
         tmp = Path(d) / "stdin"
         with open(tmp, "wb") as f:
-            shutil.copyfileobj(sys.stdin.buffer, f)
+            shutil.copyfileobj(source, f)
         args.input = str(tmp)
-        rename = _Rename(str(tmp), STDIN_NAME)
+        rename = _Rename(str(tmp), name)
         handlers = logging.getLogger().handlers
         for h in handlers:
             h.addFilter(rename)
@@ -194,7 +201,7 @@ def _main_stdin(args: argparse.Namespace) -> int:
         except PunctError as e:
             if e.path != str(tmp):
                 raise
-            raise PunctError(e.message, STDIN_NAME, e.line) from None
+            raise PunctError(e.message, name, e.line) from None
         finally:
             for h in handlers:
                 h.removeFilter(rename)

@@ -27,7 +27,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, progress_wanted, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, progress_wanted, require_inputs, run
 
 log = logging.getLogger("punct.bin.score")
 
@@ -65,11 +65,11 @@ def add_significance_options(p: argparse.ArgumentParser, flag: str, help_n: str,
     """The bootstrap's options, shared with punct compare."""
     from punct import significance as sig
 
-    p.add_argument(flag, dest="resamples", type=int, default=default, metavar="N", help=help_n)
-    p.add_argument("--block-words", type=int, default=sig.BLOCK_WORDS, metavar="W",
+    p.add_argument(flag, dest="resamples", type=at_least(1, 1_000_000), default=default, metavar="N", help=help_n)
+    p.add_argument("--block-words", type=at_least(1, 10_000_000), default=sig.BLOCK_WORDS, metavar="W",
                    help=f"words per resampled block, cut inside each utterance (default {sig.BLOCK_WORDS})")
-    p.add_argument("--level", type=float, default=sig.LEVEL, help=f"coverage of the intervals (default {sig.LEVEL})")
-    p.add_argument("--seed", type=int, default=1, help="seed of the resampling (default 1)")
+    p.add_argument("--level", type=finite_float(0.0, 1.0), default=sig.LEVEL, help=f"coverage of the intervals (default {sig.LEVEL})")
+    p.add_argument("--seed", type=at_least(0, 2**32 - 1), default=1, help="seed of the resampling (default 1)")
 
 
 def _main(args: argparse.Namespace) -> int:

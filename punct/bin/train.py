@@ -27,7 +27,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
 from punct.errors import PunctError
 
 
@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--train", help="training data directory (text + labels); required unless --stop")
     p.add_argument("--valid", help="validation data directory (text + labels); required unless --stop")
     p.add_argument("--exp", required=True, help="experiment directory (created; resumed if it holds checkpoint.pt)")
-    p.add_argument("--max-epochs", type=int, default=None, help="override max_epochs")
+    p.add_argument("--max-epochs", type=at_least(1, 1_000_000), default=None, help="override max_epochs")
     p.add_argument("--stop", action="store_true",
                    help="do not train: ask the training in --exp to end at its next epoch boundary (writes EXP/stop)")
     p.add_argument("--why", default="", help="with --stop: the reason, recorded in train_done.json")

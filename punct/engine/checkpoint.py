@@ -34,8 +34,9 @@ def save(path: str | Path, payload: dict[str, Any]) -> None:
 def load(path: str | Path) -> dict[str, Any]:
     """Read a checkpoint written by ``save`` onto the CPU."""
     path = Path(path)
-    if not path.is_file():
-        raise PunctError("model file not found" if not path.exists() else "is a directory, not a model file", path)
+    from punct.fsutil import check_input
+
+    check_input(path, "model file", "file")
     if path.stat().st_size == 0:
         raise PunctError("empty file, not a model (an interrupted copy?)", path)
     try:

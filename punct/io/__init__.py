@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import Iterable
 
 from punct.errors import PunctError
+from punct.fsutil import check_input
 from punct.words import Utterance
 
 log = logging.getLogger(__name__)
@@ -85,14 +86,17 @@ def detect_format(path: str | Path, option: str = "a format option", fallback: s
     format, for the error and the log."""
     path = Path(path)
     if path.is_dir():
+        check_input(path, "directory", "dir")
         if not (path / "text").exists() and _folder_files(path):
             return "folder"
+        if not any((path / name).exists() for name in ("text", "ctm")):
+            what = "an empty directory" if not any(path.iterdir()) else "a directory"
+            raise PunctError(f"{what}: not a data directory (no 'text') and no file of a known format in it", path)
         return "datadir"
     fmt = _by_extension(path)
     if fmt is not None:
         return fmt
-    if not path.is_file():
-        raise PunctError("file not found", path)
+    check_input(path, "file", "file")
     with open(path, "rb") as f:
         head = f.read(8192).decode("utf-8", errors="replace").lstrip("\ufeff")
     if not head.strip():
@@ -121,8 +125,7 @@ def read_any(path: str | Path, fmt: str | None = None, option: str = "a format o
     mod = format_module(fmt)
     if not hasattr(mod, "read"):
         raise PunctError(f"format {fmt!r} cannot be read", path)
-    if not path.exists():
-        raise PunctError("file not found", path)
+    check_input(path, "file", "file")
     return mod.read(path)
 
 
