@@ -38,7 +38,8 @@ from typing import Callable, Iterable
 
 from punct.errors import PunctError
 from punct.labels import LABELS, is_label
-from punct.tables import iter_table, read_segments, read_table, read_wav_scp, spk2utt_from_utt2spk, write_table
+from punct.tables import (iter_table, read_segments, read_table, read_wav_scp, spk2utt_from_utt2spk, time_problem,
+                          write_table)
 from punct.words import Utterance, Word
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,8 @@ def parse_word_time(field: str) -> tuple[float | None, float | None]:
         raise ValueError(f"bad time {field!r} (not a finite number)")
     if s < 0:
         raise ValueError(f"bad time {field!r} (negative start)")
+    if time_problem(e) is not None:
+        raise ValueError(f"bad time {field!r} (end {time_problem(e)})")
     if e < s:
         raise ValueError(f"bad time {field!r} (end before start)")
     return s, e

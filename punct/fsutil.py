@@ -398,3 +398,31 @@ def check_not_input(output: str | Path | None, inputs: Iterable[str | Path | Non
             continue
         if same_file(out, i):
             raise PunctError(f"{option} is the input {i}: the output would replace it (choose another output)", out)
+
+
+#: the deepest nesting of lists and objects a JSON input may have: word formats need a few
+#: levels; Python's reader would end in a RecursionError at about a thousand
+MAX_JSON_DEPTH = 100
+
+
+def loads_json(text: str, path: str | Path, line: int | None = None, max_depth: int = MAX_JSON_DEPTH):
+    """``json.loads(text)``; a PunctError naming ``path`` and the line when it is nested deeper
+    than ``max_depth`` or is not JSON (``json.JSONDecodeError`` is left to callers that try
+    another reading, such as JSON Lines, so it is raised as is)."""
+    import json
+    import re
+
+    depth = 0
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > max_depth:
+                at = (line or 1) + text.count("\n", 0, m.start())
+                raise PunctError(f"JSON nested deeper than {max_depth} levels (not a word list)", path, at)
+        elif c in "]}":
+            depth -= 1
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise PunctError("JSON nested too deeply to read", path, line) from None

@@ -57,6 +57,34 @@ def read_table(path: str | Path, min_fields: int = 1, allow_empty_value: bool = 
     return rows
 
 
+#: the latest time a word may start or end at, in seconds (30 days): a larger one is a unit or
+#: format mistake (a CTM start of 1e300 s would be written back with 300 digits)
+MAX_SECONDS = 30 * 24 * 3600.0
+
+
+def time_problem(x: float) -> str | None:
+    """Why ``x`` is no time in seconds (not finite, negative, beyond MAX_SECONDS), or None."""
+    if not math.isfinite(x):
+        return "is not a finite number"
+    if x < 0:
+        return "is negative"
+    if x > MAX_SECONDS:
+        return f"is beyond {MAX_SECONDS:g} s (30 days): not a time in seconds"
+    return None
+
+
+def seconds(text: str, what: str, path: str | Path, lineno: int | None) -> float:
+    """A field that must be a time or duration in seconds (``time_problem``), or a PunctError."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise PunctError(f"{what} {text!r} is not a number", path, lineno) from None
+    problem = time_problem(x)
+    if problem is not None:
+        raise PunctError(f"{what} {text} {problem}", path, lineno)
+    return x
+
+
 def finite_number(text: str, what: str, path: str | Path, lineno: int) -> float:
     """A field that must be a finite number, or a PunctError naming ``what`` and the line."""
     try:
@@ -95,8 +123,8 @@ def read_segments(path: str | Path, sorted_keys: bool = True) -> dict[str, Segme
     for utt, f, lineno in read_table(path, sorted_keys=sorted_keys):
         if len(f) != 3:
             raise PunctError(f"expected '<utterance> <recording> <start> <end>', got {len(f) + 1} fields", path, lineno)
-        start = finite_number(f[1], "segment start", path, lineno)
-        end = finite_number(f[2], "segment end", path, lineno)
+        start = seconds(f[1], "segment start", path, lineno)
+        end = -1.0 if f[2].strip() in ("-1", "-1.0") else seconds(f[2], "segment end", path, lineno)
         if start < 0 or (end != -1 and end <= start):
             raise PunctError(f"bad segment times {f[1]} {f[2]} (need 0 <= start < end, or end -1)", path, lineno)
         out[utt] = Segment(utt, f[0], start, end)

@@ -21,7 +21,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, require_inputs, run
 
 log = logging.getLogger("punct.bin.asr_decode")
 

@@ -42,7 +42,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, require_inputs, run
 from punct.splits import merge_tables, split_datadir, subset_datadir
 
 log = logging.getLogger("punct.bin.datadir_tools")

@@ -17,7 +17,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, finite_float, require_inputs, run
 from punct.errors import PunctError
 
 log = logging.getLogger("punct.bin.export")

@@ -16,7 +16,7 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import (MAX_BATCH, MAX_THREADS, MAX_WINDOW, ArgumentParser, add_common, at_least, finite_float,
+from punct.bin.common import (MAX_THREADS, ArgumentParser, add_common, at_least,
                                require_inputs, run)
 
 log = logging.getLogger("punct.bin.joint_tune")

@@ -27,7 +27,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, at_least, finite_float, require_inputs, run
+from punct.bin.common import ArgumentParser, add_common, at_least, require_inputs, run
 from punct.errors import PunctError
 
 

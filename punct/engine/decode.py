@@ -503,12 +503,13 @@ def read_weights_file(path: str | Path) -> dict:
     ``decode_stats.json`` of an ensemble decode, whose ``tuned_weights`` holds one); its
     ``weights`` must be a list of positive numbers, and its ``bias``, if any, a
     {mark: number} object (``class_bias``)."""
-    import json
     import math
+
+    from punct.fsutil import loads_json
 
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(path.read_text(encoding="utf-8"), path)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise PunctError(f"not a weights file (JSON with a 'weights' list): {e}", path) from None
     if isinstance(data, dict) and isinstance(data.get("tuned_weights"), dict):

@@ -37,7 +37,7 @@ from typing import Iterable, Mapping
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
 from punct.io.sentences import attach_marks_only, punctuated, spelling, split_token, make_word
-from punct.tables import Segment, finite_number, read_table, read_segments as read_kaldi_segments
+from punct.tables import Segment, finite_number, read_table, seconds, read_segments as read_kaldi_segments
 from punct.words import Utterance
 
 log = logging.getLogger(__name__)
@@ -107,12 +107,8 @@ def _parse(path: Path) -> _Groups:
         if len(fl) not in (5, 6):
             raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]', got {len(fl)}",
                              path, lineno)
-        start = finite_number(fl[2], "start time", path, lineno)
-        dur = finite_number(fl[3], "duration", path, lineno)
-        if start < 0:
-            raise PunctError(f"negative start time {fl[2]}", path, lineno)
-        if dur < 0:
-            raise PunctError(f"negative duration {fl[3]}", path, lineno)
+        start = seconds(fl[2], "start time", path, lineno)
+        dur = seconds(fl[3], "duration", path, lineno)
         conf = finite_number(fl[5], "confidence", path, lineno) if len(fl) == 6 else None
         groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno))
     if not groups:

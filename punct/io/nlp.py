@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Iterable
 
 from punct.errors import PunctError
+from punct.tables import seconds
 from punct.fsutil import atomic_write
 from punct.labels import O, map_mark, mark_of, stronger
 from punct.words import Utterance, Word
@@ -86,10 +87,7 @@ def _time(value: str, path: Path, lineno: int, column: str) -> float | None:
     value = value.strip()
     if not value:
         return None
-    try:
-        return float(value)
-    except ValueError:
-        raise PunctError(f"{column} {value!r} is not a number", path, lineno) from None
+    return seconds(value, column, path, lineno)
 
 
 def read(path: str | Path) -> list[Utterance]:

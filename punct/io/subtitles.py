@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from punct.errors import PunctError
+from punct.tables import time_problem
 from punct.fsutil import atomic_write
 from punct.io.sentences import CueLimits, attach_marks_only, make_cues, make_word, punctuated, spelling, split_token
 from punct.labels import O, stronger
@@ -107,6 +108,8 @@ def _cue_words(lines: list[str], start: float, end: float, vtt: bool, speaker: s
             m = _INLINE_TS_RE.match(part)
             if m:
                 pending = _seconds(m.groups())
+                if time_problem(pending) is not None:
+                    pending = None  # an absurd inline stamp: the word is timed by its cue instead
                 continue
             v = _VOICE_RE.match(part)
             if v and vtt:
@@ -157,6 +160,9 @@ def read(path: str | Path) -> list[Utterance]:
             raise PunctError(f"expected a cue timing 'HH:MM:SS{sep}mmm --> HH:MM:SS{sep}mmm'", path, lineno + t)
         m = _TIMING_RE.match(lines[t])
         start, end = _seconds(m.groups()[:4]), _seconds(m.groups()[4:])
+        for x in (start, end):
+            if time_problem(x) is not None:
+                raise PunctError(f"cue time {x:g} {time_problem(x)}", path, lineno + t)
         if end < start:
             raise PunctError(f"cue ends ({end:.3f}) before it starts ({start:.3f})", path, lineno + t)
         words += _cue_words(lines[t + 1 :], start, end, vtt, None)

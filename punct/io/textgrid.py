@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable
 
 from punct.errors import PunctError
+from punct.tables import time_problem
 from punct.fsutil import atomic_path
 from punct.io.sentences import (attach_marks_only, make_word, punctuated, punctuated_line, speaker_of, split_sentences,
                                 split_token)
@@ -214,6 +215,9 @@ def read(path: str | Path, tier: str | None = None) -> list[Utterance]:
                 start, end = float(s), float(e)
             except ValueError:
                 raise PunctError(f"tier {t['name']!r} interval {k}: times {s!r} {e!r} are not numbers", path, where) from None
+            for x in (start, end):
+                if time_problem(x) is not None:
+                    raise PunctError(f"tier {t['name']!r} interval {k}: time {x} {time_problem(x)}", path, where)
             if end < start:
                 raise PunctError(f"tier {t['name']!r} interval {k}: ends ({end}) before it starts ({start})", path, where)
             if prev_end is not None and start < prev_end - 1e-9:

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.tables import time_problem
+from punct.fsutil import atomic_write, loads_json
 from punct.io.sentences import attach_marks_only, make_word, punctuated_line, spelling, split_token
 from punct.labels import LABEL_TO_MARK, map_mark
 from punct.words import Utterance, Word
@@ -54,7 +55,7 @@ def _load(path: Path) -> tuple[Any, bool]:
     if not text.strip():
         raise PunctError("empty file (expected JSON)", path)
     try:
-        return json.loads(text), False
+        return loads_json(text, path), False
     except json.JSONDecodeError as first:
         lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
         if len(lines) < 2:
@@ -62,7 +63,7 @@ def _load(path: Path) -> tuple[Any, bool]:
         objs = []
         for n, line in lines:
             try:
-                objs.append((n, json.loads(line)))
+                objs.append((n, loads_json(line, path, n)))
             except json.JSONDecodeError as e:
                 if n == lines[0][0] or not objs:
                     raise PunctError(f"invalid JSON: {first.msg} (column {first.colno})", path, first.lineno) from None
@@ -76,6 +77,8 @@ def _num(obj: dict, key: str, where: str, path: Path, line: int | None) -> float
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
         raise PunctError(f"{where}: {key!r} is {v!r}, not a number", path, line)
+    if key in ("start", "end") and time_problem(float(v)) is not None:
+        raise PunctError(f"{where}: {key!r} {v!r} {time_problem(float(v))}", path, line)
     return float(v)
 
 
