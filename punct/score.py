@@ -444,9 +444,26 @@ class SlotStream:
 LOST_WORD = "<lost>"
 
 
+def _unpaired(ref_ids: Sequence[str], hyp_ids: Sequence[str]) -> str:
+    """Why utterances that must pair by id (two folders, two data directories) do not."""
+    if not hyp_ids:
+        return "the hypothesis has no utterances"
+    extra = sorted(set(hyp_ids) - set(ref_ids))
+    if not extra:
+        return "an utterance id is repeated: utterances pair by id"
+    shared = len(set(hyp_ids) & set(ref_ids))
+    return (f"hypothesis utterance (file) {extra[0]!r} has no reference one: {shared} of {len(set(hyp_ids))} "
+            f"hypothesis ids match the reference's {len(set(ref_ids))} (first {ref_ids[0] if ref_ids else None!r}); "
+            "two folders pair by file name")
+
+
 def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
                   normalize: Callable[[str], str] = normalize_word,
+<<<<<<< HEAD
                   count_dropped: bool = False, progress: bool = False) -> tuple[list[SlotStream], TransferStats]:
+=======
+                  count_dropped: bool = False, by_id: bool = False) -> tuple[list[SlotStream], TransferStats]:
+>>>>>>> 0275bfd (score, compare: two folders (or data directories) must pair by file name, else an error, not one stream; --out-dir only replaces a folder it made (or an older report); inputs from pipes read once)
     """The slots that score_utterances scores, stretch by stretch, and the transfer statistics.
 
     When every hypothesis utterance id is a reference one, utterances are aligned one
@@ -458,7 +475,12 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
     or merged into a stronger mark) has no slot and is not scored; with
     ``count_dropped`` each one gets a slot of its own after the word it was merged
     into (hypothesis label O, word ``<lost>``), so it counts as a missed mark.
+<<<<<<< HEAD
     ``progress``: a progress bar (tqdm, on stderr) over the reference words aligned.
+=======
+    ``by_id`` (two folders, two data directories): the utterances must pair by id (file
+    name); a PunctError instead of one stream when they do not.
+>>>>>>> 0275bfd (score, compare: two folders (or data directories) must pair by file name, else an error, not one stream; --out-dir only replaces a folder it made (or an older report); inputs from pipes read once)
     """
     _check_labels(ref_utts, "reference")
     _check_labels(hyp_utts, "hypothesis")
@@ -483,14 +505,16 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
             pairs.append((u.id, _marks_on_speech(u.words), hyp_words, locs))
     else:
         shared = set(hyp_ids) & set(ref_ids)
+        if by_id:
+            raise PunctError(_unpaired(ref_ids, hyp_ids))
         if shared and len(ref_ids) > 1 and len(hyp_ids) > 1:  # pairs by id, but not all of them: a mismatch
             extra = sorted(set(hyp_ids) - set(ref_ids))
             raise PunctError(f"hypothesis utterance {extra[0]!r} has no reference utterance ({len(extra)} such; "
                              f"{len(shared)} ids match): utterances, or a folder's files, pair by id or name"
                              if extra else "an utterance id is repeated: utterances pair by id")
-        if len(ref_utts) > 1 or len(hyp_utts) > 1:
-            log.info("utterance ids differ (%d reference, %d hypothesis utterances): aligning all words as one stream",
-                     len(ref_utts), len(hyp_utts))
+        if len(ref_utts) > 1 and len(hyp_utts) > 1:
+            log.warning("utterance ids differ (%d reference, %d hypothesis utterances): aligning all words as one "
+                        "stream", len(ref_utts), len(hyp_utts))
         hyp_words, locs = spoken(hyp_utts)
         pairs = [(None, _marks_on_speech([w for u in ref_utts for w in u.words]), hyp_words, locs)]
     left_out = [sum(len(u.words) for u in utts) - sum(len(p[side]) for p in pairs)

@@ -19,7 +19,7 @@ import logging
 import sys
 
 from punct.bin.common import ArgumentParser, add_common, progress_wanted, require_inputs, run
-from punct.bin.score import add_input_options, add_significance_options
+from punct.bin.score import add_input_options, add_significance_options, pairs_by_id, read_hyp, read_ref
 
 log = logging.getLogger("punct.bin.compare")
 
@@ -44,15 +44,14 @@ def _main(args: argparse.Namespace) -> int:
     require_inputs([args.ref], "reference")
     require_inputs([args.hyp_a, args.hyp_b], "hypothesis")
     from punct.errors import PunctError
-    from punct.io import read_any, read_hypothesis
     from punct.score import aligned_slots
     from punct.significance import paired_bootstrap
 
-    ref = read_any(args.ref, args.ref_format, "--ref-format")
-    a, _ = aligned_slots(ref, read_hypothesis(args.hyp_a, args.hyp_format, args.ref, "--hyp-format"),
-                         count_dropped=args.count_dropped, progress=progress_wanted(args))
-    b, _ = aligned_slots(ref, read_hypothesis(args.hyp_b, args.hyp_format, args.ref, "--hyp-format"),
-                         count_dropped=args.count_dropped, progress=progress_wanted(args))
+    ref = read_ref(args.ref, args)
+    a, _ = aligned_slots(ref, read_hyp(args.hyp_a, args), count_dropped=args.count_dropped,
+                         progress=progress_wanted(args), by_id=pairs_by_id(args.ref, args.hyp_a))
+    b, _ = aligned_slots(ref, read_hyp(args.hyp_b, args), count_dropped=args.count_dropped,
+                         progress=progress_wanted(args), by_id=pairs_by_id(args.ref, args.hyp_b))
     try:
         cmp = paired_bootstrap(a, b, args.block_words, args.resamples, args.level, args.seed)
     except PunctError as e:

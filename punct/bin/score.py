@@ -72,17 +72,54 @@ def add_significance_options(p: argparse.ArgumentParser, flag: str, help_n: str,
     p.add_argument("--seed", type=at_least(0, 2**32 - 1), default=1, help="seed of the resampling (default 1)")
 
 
+#: what ``--out-dir`` holds: a folder with only these (and the output mark) is an older report
+REPORT_FILES = frozenset({"report.txt", "report.json", "confusion.txt", "errors.txt"})
+
+
+def report_dir(path: Path) -> bool:
+    """True for a folder of an earlier report written without the output mark (``REPORT_FILES``,
+    all of them and nothing else), which ``--out-dir`` may replace."""
+    return {p.name for p in path.iterdir()} == REPORT_FILES
+
+
+def pairs_by_id(ref: str, hyp: str) -> bool:
+    """Two directories (folders of files, data directories) pair their utterances by id or file name."""
+    return Path(ref).is_dir() and Path(hyp).is_dir()
+
+
+def read_ref(path: str, args: argparse.Namespace) -> list:
+    """The reference as utterances (a pipe, ``<(...)``, read once: ``punct.fsutil.spooled_input``)."""
+    from punct.fsutil import spooled_input
+    from punct.io import read_any
+
+    with spooled_input(path) as f:
+        return read_any(f, args.ref_format, "--ref-format")
+
+
+def read_hyp(path: str, args: argparse.Namespace) -> list:
+    """A hypothesis as utterances, read as ``read_ref`` reads the reference (``args.ref``)."""
+    from punct.fsutil import spooled_input
+    from punct.io import read_hypothesis
+
+    with spooled_input(path) as f:
+        return read_hypothesis(f, args.hyp_format, args.ref, "--hyp-format")
+
+
 def _main(args: argparse.Namespace) -> int:
+    from punct.fsutil import check_not_input, check_replaceable
+
     require_inputs([args.ref], "reference")
     require_inputs([args.hyp], "hypothesis")
-    from punct.io import read_any, read_hypothesis
+    if args.out_dir:
+        check_not_input(args.out_dir, [args.ref, args.hyp], "--out-dir")
+        check_replaceable(args.out_dir, report_dir)
     from punct.score import aligned_slots, score_streams
 
-    ref = read_any(args.ref, args.ref_format, "--ref-format")
-    hyp = read_hypothesis(args.hyp, args.hyp_format, args.ref, "--hyp-format")
+    ref, hyp = read_ref(args.ref, args), read_hyp(args.hyp, args)
     log.info("reference %s: %d utterances, %d words; hypothesis %s: %d utterances, %d words",
              args.ref, len(ref), sum(len(u) for u in ref), args.hyp, len(hyp), sum(len(u) for u in hyp))
-    streams, transfer = aligned_slots(ref, hyp, count_dropped=args.count_dropped, progress=progress_wanted(args))
+    streams, transfer = aligned_slots(ref, hyp, count_dropped=args.count_dropped, progress=progress_wanted(args),
+                                      by_id=pairs_by_id(args.ref, args.hyp))
     report = score_streams(streams, transfer)
     if args.resamples is not None:
         from punct.significance import bootstrap_intervals
@@ -91,8 +128,11 @@ def _main(args: argparse.Namespace) -> int:
     if report.ref_marks == 0:
         log.warning("the reference has no marks: precision, recall, F1 and SER are undefined")
     if args.out_dir:
-        report.write_dir(Path(args.out_dir))
-        html_written = write_html(Path(args.out_dir) / "report.html", report, streams, args)
+        from punct.fsutil import atomic_dir
+
+        with atomic_dir(args.out_dir, report_dir) as tmp:
+            report.write_dir(tmp)
+            html_written = write_html(tmp / "report.html", report, streams, args)
         log.info("wrote %s/{report.txt,report.json,confusion.txt,errors.txt%s}", args.out_dir,
                  ",report.html" if html_written else "")
     sys.stdout.write(report.to_json() + "\n" if args.json else report.format_table())
