@@ -71,7 +71,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TextIO
 
 from punct.errors import PunctError
 from punct.fsutil import iter_lines
-from punct.io.sentences import punctuated_line, speaker_of, spelling, split_sentences, word_from_token, attach_marks_only
+from punct.io.sentences import (attach_marks_only, punctuated_line, speaker_of, spelling, split_sentences,
+                                warn_marks_only, word_from_token)
 from punct.labels import CAP, CASES, LABELS, LOWER, MIXED, PERIOD, SENTENCE_END, apply_case
 from punct.words import Utterance, Word, is_nonspeech
 
@@ -126,13 +127,18 @@ def read_plain_text(path: str | Path) -> list[Utterance]:
     (its spelling kept; marks already attached become labels, which restoring replaces)."""
     path = Path(path)
     words: list[Word] = []
+    marks_only: list[int] = []
     for lineno, line in iter_lines(path):
+        n = len(words)
         for tok in line.split():
             w = word_from_token(tok)
             if w is None:
                 attach_marks_only(words, tok)
             else:
                 words.append(w)
+        if len(words) == n and line.strip():
+            marks_only.append(lineno)
+    warn_marks_only(path, marks_only)
     if not words:
         raise PunctError("no words (empty input)", path)
     return [Utterance(id=path.stem, words=words)]

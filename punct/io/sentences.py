@@ -87,6 +87,17 @@ def attach_marks_only(words: list[Word], token: str) -> None:
         words[-1].label = stronger(words[-1].label, label)
 
 
+def warn_marks_only(path, lines: list[int]) -> None:
+    """Warn once that the text lines ``lines`` of ``path`` hold marks but no word: their
+    marks are dropped or join the word before as one label (a line of ``. . . ?``)."""
+    if lines:
+        import logging
+
+        logging.getLogger("punct.io").warning(
+            "%s: %d line(s) hold only punctuation, no word (first: line %d); their marks are dropped or joined "
+            "to the word before as one mark", path, len(lines), lines[0])
+
+
 def spelling(w: Word) -> str:
     """The word as the input wrote it."""
     return w.written if w.written is not None else w.text

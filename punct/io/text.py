@@ -30,6 +30,7 @@ from typing import Iterable
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
+from punct.io.sentences import warn_marks_only
 from punct.labels import mark_of
 from punct.textnorm import normalize_written
 from punct.words import Utterance
@@ -67,6 +68,7 @@ def read(path: str | Path) -> list[Utterance]:
     stem = _stem(path)
     utts: list[Utterance] = []
     seen: dict[str, int] = {}
+    marks_only: list[int] = []
     for lineno, line in iter_lines(path):
         if not line.strip():
             if kaldi:
@@ -81,9 +83,12 @@ def read(path: str | Path) -> list[Utterance]:
         else:
             uid, body = f"{stem}-{lineno:06d}", line
         words = tokenize_line(body)
+        if not words and body.strip():
+            marks_only.append(lineno)
         if not words and not kaldi:
             continue
         utts.append(Utterance(id=uid, words=words))
+    warn_marks_only(path, marks_only)
     if not utts or not any(u.words for u in utts):
         raise PunctError("no words in the file", path)
     return utts
