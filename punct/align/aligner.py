@@ -75,6 +75,8 @@ class Alignment:
     n_lts: int = 0
     lts_tokens: list[str] = field(default_factory=list)
     failed: bool = False
+    #: why the alignment failed, in a few words (when ``failed``)
+    reason: str = ""
 
 
 @dataclass
@@ -87,11 +89,33 @@ class _Seg:
 
 
 def _decoder(hmm: str, dict_path: str, beam: float, wbeam: float, pbeam: float, lm: str | None = None, **kw):
+    """A pocketsphinx decoder whose own log goes nowhere: its ``ERROR: "fsg_search.c" ...``
+    lines on a failed search would reach the user raw; the aligner says what failed instead."""
+    import os
+
     from pocketsphinx import Decoder
 
     kw.setdefault("bestpath", False)
     return Decoder(hmm=hmm, dict=dict_path, lm=lm, samprate=TARGET_RATE, beam=beam, wbeam=wbeam, pbeam=pbeam,
-                   loglevel="ERROR", **kw)
+                   loglevel="ERROR", logfn=os.devnull, **kw)
+
+
+#: the shortest a phone lasts in pocketsphinx's models: 3 frames of 10 ms
+MIN_PHONE_SECONDS = 0.03
+#: peak amplitude (of full scale 1) below which audio is digital silence: under 2 steps of 16 bits
+SILENCE_PEAK = 2 / 32768
+
+
+def audio_problem(audio: np.ndarray, n_phones: int) -> str | None:
+    """Why ``audio`` (16 kHz, full scale 1) cannot hold ``n_phones`` spoken phones, or None:
+    digital silence, or too short for them (an aligner would place words anyway)."""
+    duration = len(audio) / TARGET_RATE
+    if len(audio) == 0 or float(np.max(np.abs(audio))) < SILENCE_PEAK:
+        return f"the audio is silent ({duration:.2f} s of digital silence): no words to place"
+    if duration < n_phones * MIN_PHONE_SECONDS:
+        return (f"the audio ({duration:.2f} s) is too short for the transcript's {n_phones} phones "
+                f"(at least {n_phones * MIN_PHONE_SECONDS:.2f} s)")
+    return None
 
 
 def run_passes(dec, pcm: bytes, phones: bool, frate: int) -> list[_Seg] | None:
@@ -184,6 +208,11 @@ class ForcedAligner:
             return Alignment(utt, [], [])
         self._add_words(mapping.added)
         text = " ".join(mapping.words)
+        duration = len(audio) / TARGET_RATE
+        problem = audio_problem(audio, sum(len(self.lexicon.pron(w) or [w]) for w in mapping.words))
+        if problem is not None:
+            log.warning("utterance %s: %s; times spread over the audio by phone counts", utt, problem)
+            return self._fallback(utt, tokens, mapping, duration, offset, problem)
         pcm = to_pcm16(audio)
         segs = None
         for attempt in range(2):
@@ -196,11 +225,11 @@ class ForcedAligner:
             if segs is not None:
                 break
             log.info("utterance %s: alignment failed; retrying with wider beams", utt)
-        duration = len(audio) / TARGET_RATE
         if segs is None:
             log.warning("utterance %s: alignment failed (does the transcript match the audio?); "
                         "times spread over the audio by phone counts", utt)
-            return self._fallback(utt, tokens, mapping, duration, offset)
+            return self._fallback(utt, tokens, mapping, duration, offset,
+                                  "pocketsphinx found no alignment (does the transcript match the audio?)")
         return self._to_tokens(utt, tokens, mapping, segs, offset)
 
     def _to_tokens(self, utt: str, tokens: Sequence[str], mapping: Mapping, segs: list[_Seg], offset: float) -> Alignment:
@@ -253,7 +282,8 @@ class ForcedAligner:
         sil = [(round(s.start + offset, 3), round(s.end + offset, 3)) for s in segs if s.word in SILENCES]
         return Alignment(utt, words, phones, sil, mapping.n_lts, mapping.lts_tokens)
 
-    def _fallback(self, utt: str, tokens: Sequence[str], mapping: Mapping, duration: float, offset: float) -> Alignment:
+    def _fallback(self, utt: str, tokens: Sequence[str], mapping: Mapping, duration: float, offset: float,
+                  reason: str = "") -> Alignment:
         counts = []
         for unit in mapping.units:
             n = sum(len(self.lexicon.pron(w) or [w]) for w in unit.words)
@@ -264,4 +294,5 @@ class ForcedAligner:
         for tok, c in zip(tokens, counts):
             start, t = t, t + duration * c / total
             words.append(Word(tok, start=round(start + offset, 3), end=round(t + offset, 3), conf=0.0))
-        return Alignment(utt, words, [[] for _ in tokens], [], mapping.n_lts, mapping.lts_tokens, failed=True)
+        return Alignment(utt, words, [[] for _ in tokens], [], mapping.n_lts, mapping.lts_tokens, failed=True,
+                         reason=reason)

@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", required=True, help="output: FILE.ctm or FILE.TextGrid")
     p.add_argument("--phones-ctm", default=None, help="also write the phone times as a CTM")
     p.add_argument("--config", default=None, help="YAML config (conf/align.yaml); default: built-in defaults")
+    p.add_argument("--spread-if-failed", action="store_true",
+                   help="when the words cannot be aligned (silent audio, a transcript that does not fit), write "
+                        "them spread over the audio with confidence 0 and exit 0 (default: an error, exit 1)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config value (repeatable)")
     add_common(p)
@@ -66,6 +69,11 @@ def _main(args: argparse.Namespace) -> int:
     audio, transcript, out = Path(args.audio), Path(args.transcript), Path(args.out)
     require_inputs([audio], "audio file")
     require_inputs([transcript], "transcript")
+    from punct.fsutil import check_not_input
+
+    check_not_input(out, [audio, transcript])
+    if args.phones_ctm:
+        check_not_input(args.phones_ctm, [audio, transcript, out], "--phones-ctm")
     ext = out.name.lower().rsplit(".", 1)[-1] if "." in out.name else ""
     if ext not in ("ctm", "textgrid"):
         raise PunctError("cannot tell the output format from the name (use .ctm or .TextGrid)", out)
@@ -81,7 +89,10 @@ def _main(args: argparse.Namespace) -> int:
     utt = re.sub(r"\s+", "_", audio.stem) or "audio"
     al = ForcedAligner(cfg).align(x, tokens, utt, where=transcript)
     if al.failed:
-        log.warning("%s: pocketsphinx could not align the transcript; times are spread evenly (confidence 0)", audio)
+        if not args.spread_if_failed:
+            raise PunctError(f"cannot align the transcript: {al.reason} (--spread-if-failed writes the words "
+                             "spread evenly instead)", audio)
+        log.warning("%s: %s; times are spread evenly (confidence 0)", audio, al.reason)
     if ext == "ctm":
         write_word_ctm([(al, utt)], out)
     else:
