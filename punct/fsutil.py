@@ -329,7 +329,7 @@ def input_problem(path: str | Path, want: str = "any", empty_ok: bool = True) ->
         if not os.access(p, os.R_OK):
             return "permission denied"
         if not empty_ok and st.st_size == 0:
-            return "is empty (nothing to read)"
+            return "is empty (0 bytes)"
         return None
     if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
         return "is a pipe, not a directory" if want == "dir" else None
@@ -342,8 +342,10 @@ def check_input(path: str | Path, what: str = "input", want: str = "any", empty_
     ``model file``, ``reference``)."""
     problem = input_problem(path, want, empty_ok)
     if problem is not None:
-        if problem.startswith("not found"):
+        if problem.startswith(("not found", "is empty")):
             problem = f"{what} {problem}"
+        elif problem.endswith(("not a directory", "not a file")) and what.endswith(("directory", "file")):
+            problem = problem.rsplit(" not a ", 1)[0] + f" not a {what}"
         raise PunctError(problem, path)
 
 

@@ -459,11 +459,8 @@ def _unpaired(ref_ids: Sequence[str], hyp_ids: Sequence[str]) -> str:
 
 def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
                   normalize: Callable[[str], str] = normalize_word,
-<<<<<<< HEAD
-                  count_dropped: bool = False, progress: bool = False) -> tuple[list[SlotStream], TransferStats]:
-=======
-                  count_dropped: bool = False, by_id: bool = False) -> tuple[list[SlotStream], TransferStats]:
->>>>>>> 0275bfd (score, compare: two folders (or data directories) must pair by file name, else an error, not one stream; --out-dir only replaces a folder it made (or an older report); inputs from pipes read once)
+                  count_dropped: bool = False, progress: bool = False,
+                  by_id: bool = False) -> tuple[list[SlotStream], TransferStats]:
     """The slots that score_utterances scores, stretch by stretch, and the transfer statistics.
 
     When every hypothesis utterance id is a reference one, utterances are aligned one
@@ -475,12 +472,9 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
     or merged into a stronger mark) has no slot and is not scored; with
     ``count_dropped`` each one gets a slot of its own after the word it was merged
     into (hypothesis label O, word ``<lost>``), so it counts as a missed mark.
-<<<<<<< HEAD
     ``progress``: a progress bar (tqdm, on stderr) over the reference words aligned.
-=======
     ``by_id`` (two folders, two data directories): the utterances must pair by id (file
     name); a PunctError instead of one stream when they do not.
->>>>>>> 0275bfd (score, compare: two folders (or data directories) must pair by file name, else an error, not one stream; --out-dir only replaces a folder it made (or an older report); inputs from pipes read once)
     """
     _check_labels(ref_utts, "reference")
     _check_labels(hyp_utts, "hypothesis")

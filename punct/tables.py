@@ -79,9 +79,12 @@ def seconds(text: str, what: str, path: str | Path, lineno: int | None) -> float
         x = float(text)
     except ValueError:
         raise PunctError(f"{what} {text!r} is not a number", path, lineno) from None
-    problem = time_problem(x)
-    if problem is not None:
-        raise PunctError(f"{what} {text} {problem}", path, lineno)
+    if not math.isfinite(x):
+        raise PunctError(f"{what} {text!r} is not a finite number", path, lineno)
+    if x < 0:
+        raise PunctError(f"negative {what} {text}", path, lineno)
+    if time_problem(x) is not None:
+        raise PunctError(f"{what} {text} {time_problem(x)}", path, lineno)
     return x
 
 
@@ -123,8 +126,10 @@ def read_segments(path: str | Path, sorted_keys: bool = True) -> dict[str, Segme
     for utt, f, lineno in read_table(path, sorted_keys=sorted_keys):
         if len(f) != 3:
             raise PunctError(f"expected '<utterance> <recording> <start> <end>', got {len(f) + 1} fields", path, lineno)
-        start = seconds(f[1], "segment start", path, lineno)
-        end = -1.0 if f[2].strip() in ("-1", "-1.0") else seconds(f[2], "segment end", path, lineno)
+        start = finite_number(f[1], "segment start", path, lineno)
+        end = finite_number(f[2], "segment end", path, lineno)
+        if max(start, end) > MAX_SECONDS:
+            raise PunctError(f"segment time {max(start, end):g} {time_problem(max(start, end))}", path, lineno)
         if start < 0 or (end != -1 and end <= start):
             raise PunctError(f"bad segment times {f[1]} {f[2]} (need 0 <= start < end, or end -1)", path, lineno)
         out[utt] = Segment(utt, f[0], start, end)

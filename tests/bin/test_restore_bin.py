@@ -111,7 +111,7 @@ def test_standard_input(tmp_path, model_path, ctm, capsys, caplog, monkeypatch):
     assert len(err) == 1 and err[0].startswith("error: <stdin>:1:"), err
     stdin(b"")
     assert restore.main(["--model", str(model_path), "-"]) == 1
-    assert capsys.readouterr().err.strip().splitlines() == ["error: <stdin>: empty file (nothing to read)"]
+    assert capsys.readouterr().err.strip().splitlines() == ["error: <stdin>: input is empty (0 bytes)"]
 
 
 def test_stdout_text_and_files(tmp_path, model_path, ctm, capsys):

@@ -64,8 +64,8 @@ def test_out_dir_writes_the_four_files(files, tmp_path, capsys):
     assert score.main([str(ref), str(hyp), "--out-dir", str(out)]) == 0
     table = capsys.readouterr().out
     html = ["report.html"] if importlib.util.find_spec("matplotlib") else []  # the fifth, drawn with matplotlib
-    assert sorted(p.name for p in out.iterdir()) == sorted(["confusion.txt", "errors.txt", "report.json", "report.txt",
-                                                            *html])
+    assert sorted(p.name for p in out.iterdir()) == sorted([".punct-output", "confusion.txt", "errors.txt",
+                                                            "report.json", "report.txt", *html])
     assert (out / "report.txt").read_text() == table
     errors = (out / "errors.txt").read_text().splitlines()
     assert errors[0] == "hyp-000001 0\tCOMMA->O\tso [COMMA->O] we grew revenue did ..."
