@@ -19,6 +19,11 @@ def atomic_path(path: str | Path) -> Iterator[str]:
     The temporary file is named with the writer's pid and locked while written, so a later
     run of the same output removes what a killed run left (``remove_stale_temps``)."""
     path = Path(path)
+    if _special(path):  # /dev/null, /dev/stdout, a pipe: written in place, never replaced by a file
+        yield str(path)
+        return
+    if path.is_dir():
+        raise PunctError("is a directory, where an output file belongs", path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
@@ -33,6 +38,15 @@ def atomic_path(path: str | Path) -> Iterator[str]:
         raise
     finally:
         os.close(fd)
+
+
+def _special(path: Path) -> bool:
+    """True when ``path`` exists and is a device, pipe or socket (not a file or directory)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _temp_prefix(path: Path) -> str:
@@ -129,7 +143,8 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
         with f:
             yield f
             f.flush()
-            os.fsync(f.fileno())
+            if stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a device or pipe (``_special``) has nothing to sync
+                os.fsync(f.fileno())
 
 
 #: written into every directory atomic_dir builds: the mark that a later run may replace it
