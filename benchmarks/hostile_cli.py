@@ -143,7 +143,7 @@ def stale_temp(output: str, root: Path) -> Callable[[Path], None]:
         code = ("import os, signal, sys; from punct.fsutil import atomic_write\n"
                 f"with atomic_write({str(d / output)!r}) as f:\n"
                 "    f.write('half'); f.flush(); os.kill(os.getpid(), signal.SIGKILL)\n")
-        subprocess.run([sys.executable, "-c", code], env=env_for(root), cwd=d)
+        subprocess.run([python_of(root), "-c", code], env=env_for(root), cwd=d)
     return make
 
 
@@ -399,14 +399,21 @@ def env_for(root: Path) -> dict[str, str]:
     return env
 
 
+def python_of(root: Path) -> str:
+    """The root's own environment (``.venv``), else this interpreter."""
+    venv = root / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
 def command(case: Case, root: Path) -> list[str]:
+    py = python_of(root)
     if case.shell:
-        return ["bash", "-c", case.cmd[0].replace("punct ", f"{sys.executable} -m punct ", 1)]
+        return ["bash", "-c", case.cmd[0].replace("punct ", f"{py} -m punct ", 1)]
     head, rest = case.cmd[0], case.cmd[1:]
     if head == "punct":
-        return [sys.executable, "-m", "punct", *rest]
+        return [py, "-m", "punct", *rest]
     if head.startswith("bin."):
-        return [sys.executable, "-m", f"punct.{head}", *rest]
+        return [py, "-m", f"punct.{head}", *rest]
     if head == "run.sh":
         return ["bash", str(root / "run.sh"), *rest]
     raise ValueError(head)
@@ -475,7 +482,7 @@ def run_case(case: Case, root: Path, base: Path) -> dict:
             (d / name).write_bytes(content)
     before = snapshot(d)
     cmd = command(case, root)
-    env = env_for(root)
+    env = dict(env_for(root), PATH=f"{Path(python_of(root)).parent}:{os.environ.get('PATH', '')}")
     t0 = time.time()
     problems: list[str] = []
     if case.kill_after is not None:

@@ -3,6 +3,7 @@ line (or a correct result), with no traceback, no changed input, no leftover tem
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -11,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _hostile():
     spec = importlib.util.spec_from_file_location("hostile_cli", ROOT / "benchmarks" / "hostile_cli.py")
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up
     spec.loader.exec_module(mod)
     return mod
 
