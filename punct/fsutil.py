@@ -443,3 +443,20 @@ def loads_json(text: str, path: str | Path, line: int | None = None, max_depth: 
         return json.loads(text)
     except RecursionError:
         raise PunctError("JSON nested too deeply to read", path, line) from None
+
+
+def claim_dir(path: str | Path, ours: Callable[[Path], bool] | None = None) -> Path:
+    """Make ``path`` a directory this command may write files into: created here (and marked
+    with ``OUTPUT_MARK``), or an existing one that is empty, marked, or ``ours`` (an older
+    output); a PunctError for a folder of someone else's files, which it would overwrite."""
+    path = Path(path)
+    if path.is_dir() and any(path.iterdir()) and not (path / OUTPUT_MARK).is_file() and not (ours and ours(path)):
+        raise PunctError("is a folder this command did not make, and not empty: its files could be overwritten "
+                         "(give a new or empty folder)", path)
+    if path.exists() and not path.is_dir():
+        raise PunctError("exists and is not a directory", path)
+    path.mkdir(parents=True, exist_ok=True)
+    mark = path / OUTPUT_MARK
+    if not mark.exists():
+        mark.write_text("written by punct; a rerun may write here again\n")
+    return path

@@ -781,8 +781,11 @@ def per_recording_dir(output: str | Path | None, fmt: str, utts: list[Utterance]
 
 
 def write_per_recording(utts: list[Utterance], out_dir: Path, fmt: str, options: WriteOptions | None = None) -> list[Path]:
-    """Write each recording's utterances to ``out_dir/RECORDING`` + the format's extension."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """Write each recording's utterances to ``out_dir/RECORDING`` + the format's extension, in a
+    folder made here or an empty one (``punct.fsutil.claim_dir``: never over someone's files)."""
+    from punct.fsutil import claim_dir
+
+    claim_dir(out_dir)
     paths = []
     for rec, group in by_recording(utts).items():
         paths.append(out_dir / f"{rec}{OUTPUT_FORMATS[fmt][0]}")

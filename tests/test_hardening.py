@@ -421,3 +421,20 @@ def test_punct_align_fails_on_silence_without_raw_decoder_lines(tmp_path):
     assert r.returncode == 0 and "silent" in r.stderr
     confs = [float(line.split()[5]) for line in (tmp_path / "o.ctm").read_text().splitlines()]
     assert confs and max(confs) == 0.0
+
+
+def test_files_per_recording_go_only_into_a_folder_punct_made_or_an_empty_one(tmp_path):
+    from punct.fsutil import OUTPUT_MARK, claim_dir
+
+    new = claim_dir(tmp_path / "new")
+    assert (new / OUTPUT_MARK).is_file()
+    (new / "talk.ctm").write_text("x")
+    claim_dir(new)  # its own, again
+    (tmp_path / "empty").mkdir()
+    claim_dir(tmp_path / "empty")
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "talk.ctm").write_text("mine")
+    with pytest.raises(PunctError, match="did not make, and not empty"):
+        claim_dir(user)
+    assert (user / "talk.ctm").read_text() == "mine" and not (user / OUTPUT_MARK).exists()

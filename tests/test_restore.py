@@ -449,7 +449,7 @@ def test_one_file_per_recording(tiny, tmp_path):
         assert e.value.path == str(out or tmp_path / "all.ctm")
     assert not (tmp_path / "x.TextGrid").exists()
     hyp = restore_file(tmp_path / "all.ctm", f"{tmp_path / 'tg'}/", model=model_path, output_format_name="textgrid")
-    assert sorted(p.name for p in (tmp_path / "tg").iterdir()) == ["call1.TextGrid", "call2.TextGrid"]
+    assert sorted(p.name for p in (tmp_path / "tg").iterdir()) == [".punct-output", "call1.TextGrid", "call2.TextGrid"]
     for rec in ("call1", "call2"):
         (back,) = read_input(tmp_path / "tg" / f"{rec}.TextGrid")
         want = [u for u in hyp if u.recording == rec][0]
@@ -464,7 +464,7 @@ def test_one_file_per_recording(tiny, tmp_path):
     # or, to a directory, one file per recording too (a folder of CTMs in, a folder of CTMs out)
     for fmt, ext in (("ctm", ".ctm"), ("json", ".json"), ("text", ".txt")):
         restore_file(tmp_path / "all.ctm", f"{tmp_path / fmt}/", model=model_path, output_format_name=fmt)
-        assert sorted(p.name for p in (tmp_path / fmt).iterdir()) == [f"call1{ext}", f"call2{ext}"]
+        assert sorted(p.name for p in (tmp_path / fmt).iterdir()) == [".punct-output", f"call1{ext}", f"call2{ext}"]
     assert (tmp_path / "ctm" / "call2.ctm").read_text().splitlines()[1:] == [
         line for line in (tmp_path / "all.out.ctm").read_text().splitlines()
         if line.startswith(("call2 ", ";; punct-mark call2 "))]
