@@ -534,17 +534,19 @@ def main(argv: list[str] | None = None) -> int:
     todo = [c for c in cases(root) if (not args.short or c.short) and (not args.only or re.search(args.only, c.name))]
     base = Path(tempfile.mkdtemp(prefix="punct-hostile-"))
     try:
+        results = []
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            results = list(pool.map(lambda c: run_case(c, root, base), todo))
+            for r in pool.map(lambda c: run_case(c, root, base), todo):  # told as they finish, in order
+                results.append(r)
+                if args.verbose or r["problems"]:
+                    print(f"{'FAIL' if r['problems'] else 'ok  '} {r['name']:<40} rc={r['rc']} "
+                          f"{'; '.join(r['problems'])}", flush=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     groups: dict[str, list[int]] = {}
     for r in results:
-        ok = not r["problems"]
         g = groups.setdefault(r["group"], [0, 0])
-        g[0 if ok else 1] += 1
-        if args.verbose or not ok:
-            print(f"{'ok  ' if ok else 'FAIL'} {r['name']:<40} rc={r['rc']} {'; '.join(r['problems'])}")
+        g[1 if r["problems"] else 0] += 1
     print(f"\n{'command':<12} {'cases':>6} {'clean':>6} {'failed':>7}")
     for g, (ok, bad) in sorted(groups.items()):
         print(f"{g:<12} {ok + bad:>6} {ok:>6} {bad:>7}")
