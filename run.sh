@@ -71,12 +71,12 @@ Stages:
 . local/log.sh
 . local/parse_options.sh
 # option values first, then what they name on disk
-[[ "$nj" =~ ^[1-9][0-9]*$ ]] || die "--nj must be a positive integer, got '$nj'"
+[[ "$nj" =~ ^[1-9][0-9]{0,3}$ ]] || die "--nj must be an integer from 1 to 9999, got '$nj'"
 [[ "$stage" =~ ^[0-9]+$ && "$stop_stage" =~ ^[0-9]+$ ]] || die "--stage/--stop-stage must be integers"
 last_stage=11
 [ "$stage" -le "$last_stage" ] || die "--stage $stage: the stages are 1-$last_stage (see ./run.sh --help)"
 [ "$stage" -le "$stop_stage" ] || die "--stage $stage is after --stop-stage $stop_stage: no stage to run"
-[[ "$train_nproc" =~ ^[1-9][0-9]*$ ]] || die "--train-nproc must be a positive integer, got '$train_nproc'"
+[[ "$train_nproc" =~ ^[1-9][0-9]{0,3}$ ]] || die "--train-nproc must be an integer from 1 to 9999, got '$train_nproc'"
 # the training command of stages 6 and 7: one process, or data-parallel ranks
 trainer=(python -m punct.bin.train)
 [ "$train_nproc" -eq 1 ] || trainer=(python -m torch.distributed.run --standalone --nproc_per_node "$train_nproc" -m punct.bin.train)

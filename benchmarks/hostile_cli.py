@@ -380,7 +380,10 @@ def cases(root: Path) -> list[Case]:
                        "unknown_option": ["--bogus", "1"], "force_maybe": ["--force", "maybe"],
                        "option_without_value": ["--stage"], "equals_form": ["--stage=3"],
                        "train_nproc_0": ["--train-nproc", "0"], "config_dev_zero": ["--config", "/dev/zero"]}.items():
-        add(f"run_sh_{name}", ["run.sh", *opts, "--data-root", "data", "--exp-root", "exp"])
+        # run.sh works from its own folder: every path is absolute and inside the case's folder, and
+        # the corpus folder does not exist, so that options it lets through stop there, not in a stage
+        add(f"run_sh_{name}", ["run.sh", *opts, "--data-root", "{dir}/data", "--exp-root", "{dir}/exp",
+                               "--results", "{dir}/RESULTS.md", "--corpus-dir", "{dir}/no_corpus"])
     return out
 
 
@@ -405,7 +408,12 @@ def python_of(root: Path) -> str:
     return str(venv) if venv.exists() else sys.executable
 
 
-def command(case: Case, root: Path) -> list[str]:
+def command(case: Case, root: Path, d: Path) -> list[str]:
+    """The command line of ``case`` run in folder ``d`` (``{dir}`` in it stands for ``d``)."""
+    return [x.replace("{dir}", str(d)) for x in _command(case, root)]
+
+
+def _command(case: Case, root: Path) -> list[str]:
     py = python_of(root)
     if case.shell:
         return ["bash", "-c", case.cmd[0].replace("punct ", f"{py} -m punct ", 1)]
@@ -481,7 +489,7 @@ def run_case(case: Case, root: Path, base: Path) -> dict:
             (d / name).parent.mkdir(parents=True, exist_ok=True)
             (d / name).write_bytes(content)
     before = snapshot(d)
-    cmd = command(case, root)
+    cmd = command(case, root, d)
     env = dict(env_for(root), PATH=f"{Path(python_of(root)).parent}:{os.environ.get('PATH', '')}")
     t0 = time.time()
     problems: list[str] = []
