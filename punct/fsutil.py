@@ -296,7 +296,7 @@ def mark_done(path: str | Path) -> None:
 
 def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     """(line number, line without its line end) of a UTF-8 text file; a line that is
-    not UTF-8 raises PunctError naming the file and line. A byte order mark at the start
+    not UTF-8, or holds a NUL byte, raises PunctError naming the file and line. A byte order mark at the start
     of the first line (Windows editors write one) is dropped; it would otherwise stick to
     the first key or word."""
     from punct.errors import PunctError
@@ -307,6 +307,8 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 line = raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError:
                 raise PunctError("line is not valid UTF-8", path, lineno) from None
+            if "\x00" in line:  # valid UTF-8, but no text has it: a binary file
+                raise PunctError("line holds a NUL byte (a binary file, not text)", path, lineno)
             if lineno == 1:
                 line = line.lstrip("\ufeff")
             yield lineno, line

@@ -438,3 +438,11 @@ def test_files_per_recording_go_only_into_a_folder_punct_made_or_an_empty_one(tm
     with pytest.raises(PunctError, match="did not make, and not empty"):
         claim_dir(user)
     assert (user / "talk.ctm").read_text() == "mine" and not (user / OUTPUT_MARK).exists()
+
+
+def test_a_nul_byte_in_a_text_input_is_an_error(tmp_path):
+    from punct.io import read_any
+
+    (tmp_path / "a.ctm").write_bytes(b"talk 1 0 0.3 hello\ntalk 1 0.4 0.3 h\x00i\n")
+    with pytest.raises(PunctError, match=r"a.ctm:2: line holds a NUL byte"):
+        read_any(tmp_path / "a.ctm")
