@@ -446,3 +446,15 @@ def test_a_nul_byte_in_a_text_input_is_an_error(tmp_path):
     (tmp_path / "a.ctm").write_bytes(b"talk 1 0 0.3 hello\ntalk 1 0.4 0.3 h\x00i\n")
     with pytest.raises(PunctError, match=r"a.ctm:2: line holds a NUL byte"):
         read_any(tmp_path / "a.ctm")
+
+
+def test_every_threads_window_and_batch_option_has_an_upper_bound():
+    """A count that crashes or stalls a run when absurd (torch segfaulted at 100000 threads)."""
+    found = []
+    for name, parser in _parsers():
+        for a in _actions(parser):
+            if a.dest in ("threads", "window", "batch_size"):
+                found.append(name)
+                with pytest.raises(argparse.ArgumentTypeError, match="at most"):
+                    a.type("1000000000")
+    assert {"restore", "decode"} <= set(found)
