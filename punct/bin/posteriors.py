@@ -18,7 +18,8 @@ import logging
 import sys
 from pathlib import Path
 
-from punct.bin.common import ArgumentParser, add_common, at_least, require_inputs, run
+from punct.bin.common import (MAX_BATCH, MAX_THREADS, MAX_WINDOW, ArgumentParser, add_common, at_least,
+                               require_inputs, run)
 
 log = logging.getLogger("punct.bin.posteriors")
 
@@ -31,9 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk-words", type=at_least(1), default=50000,
                    help="words per resumable chunk, what a kill can lose (default 50000: a few minutes of a "
                         "base-size encoder; the utterances of a chunk are decoded together, their windows batched)")
-    p.add_argument("--window", type=at_least(2), default=None, help="words per decoding window (default: the model's)")
-    p.add_argument("--batch-size", type=at_least(1), default=None, help="windows per batch (default: the model's)")
-    p.add_argument("--threads", type=at_least(1), default=2, help="torch threads")
+    p.add_argument("--window", type=at_least(2, MAX_WINDOW), default=None, help="words per decoding window (default: the model's)")
+    p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None, help="windows per batch (default: the model's)")
+    p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=2, help="torch threads")
     p.add_argument("--force", action="store_true", help="decode again even when DIR/NAME.done exists")
     add_common(p)
     return p
