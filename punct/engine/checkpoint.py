@@ -40,7 +40,11 @@ def load(path: str | Path) -> dict[str, Any]:
     if path.stat().st_size == 0:
         raise PunctError("empty file, not a model (an interrupted copy?)", path)
     try:
-        ck = torch.load(path, map_location="cpu", weights_only=True)
+        import warnings
+
+        with warnings.catch_warnings():  # a foreign pickle's protocol warning would precede the one-line error
+            warnings.simplefilter("ignore", UserWarning)
+            ck = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises several types for a corrupt file, some over several lines
         lines = [line.strip() for line in str(e).splitlines() if line.strip()]
         if lines and lines[0].startswith("Weights only load failed"):  # torch's advice; the reason is inside
