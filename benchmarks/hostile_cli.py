@@ -338,7 +338,7 @@ def cases(root: Path) -> list[Case]:
     # compare
     C = ["punct", "compare"]
     three = {"ref.txt": REF_TXT, "a.txt": HYP_TXT, "b.txt": HYP_TXT}
-    add("compare_good", C + ["ref.txt", "a.txt", "b.txt", "--resamples", "50"], three, expect=OK)
+    add("compare_good", C + ["ref.txt", "a.txt", "b.txt", "--resamples", "50", "--block-words", "3"], three, expect=OK)
     add("compare_deep_json", C + ["ref.txt", "a.txt", "b.json"], {**three, "b.json": deep_json(100_000)})
     add("compare_resamples_1e12", C + ["ref.txt", "a.txt", "b.txt", "--resamples", "1000000000000"], three)
     add("compare_resamples_0", C + ["ref.txt", "a.txt", "b.txt", "--resamples", "0"], three)

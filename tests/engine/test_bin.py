@@ -44,7 +44,7 @@ def test_missing_inputs_exit_1(tiny_data, tmp_path, capsys):
     # not a model: an empty file, a text file, random bytes, a directory; one line each
     (tmp_path / "empty.pt").write_bytes(b"")
     (tmp_path / "random.pt").write_bytes(bytes(range(256)) * 8)
-    for model, msg in ((tmp_path / "empty.pt", "empty file, not a model (an interrupted copy?)"),
+    for model, msg in ((tmp_path / "empty.pt", "model file is empty (0 bytes)"),
                        (Path(dev) / "text", "not a readable model file (torch.load: "),
                        (tmp_path / "random.pt", "not a readable model file (torch.load: "),
                        (tmp_path, "is a directory, not a model file")):
