@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "mark to the word (quarter,), which those tools count as another word; 'none' leaves marks out")
     w.add_argument("--max-line-chars", type=at_least(1), default=42, help="subtitles: characters a line (default 42)")
     w.add_argument("--max-lines", type=at_least(1), default=2, help="subtitles: lines a cue (default 2)")
-    w.add_argument("--max-cue-seconds", type=finite_float(0.001, 3600.0), default=7.0, help="subtitles: seconds a cue (default 7)")
+    w.add_argument("--max-cue-seconds", type=finite_float(), default=7.0, help="subtitles: seconds a cue (default 7)")
     w.add_argument("--no-word-times", action="store_true",
                    help="WebVTT: leave out the inline timestamp of each word (some readers, pysubs2 among them, "
                         "make an event of every timestamp)")
