@@ -481,22 +481,7 @@ def capitalize(streams: list[list[Word]]) -> int:
     the pronoun ``i``; words whose spelling has any capital are left as written, unless no
     word has a lower-case letter (``all_caps``): then every word is lower-cased first.
     Returns the number of words whose spelling changed."""
-    lower = all_caps(streams)
-    if lower:
-        log.info("sentence case: the input is all upper case, so it is lower-cased first")
-    changed = 0
-    for stream in streams:
-        start = True
-        for w in stream:
-            before = spelling(w)
-            s = before.lower() if lower else before
-            if (start or s in _PRONOUN_I) and s[:1].isalpha() and s == s.lower():
-                s = _capital(s)
-            if s != before:
-                w.written = s
-                changed += 1
-            start = w.label in SENTENCE_END
-    return changed
+    return _respell(streams, {}, None, "sentence case")
 
 
 def true_case(streams: list[list[Word]], cases: dict, mixed: dict[str, str] | None = None) -> int:
@@ -506,9 +491,15 @@ def true_case(streams: list[list[Word]], cases: dict, mixed: dict[str, str] | No
     stream and every word after a sentence end begin with a capital, and the pronoun ``i``
     (``i'm`` ...) is ``I``. As ``capitalize``: only words spelled all in lower case change,
     after an all-caps input is lower-cased. Returns the number of words spelled anew."""
+    return _respell(streams, cases, mixed, "true case")
+
+
+def _respell(streams: list[list[Word]], cases: dict, mixed: dict[str, str] | None, what: str) -> int:
+    """``true_case`` with the classes ``cases`` (none: every word LOWER, which is ``capitalize``);
+    ``what`` names the casing in the log."""
     lower = all_caps(streams)
     if lower:
-        log.info("true case: the input is all upper case, so it is lower-cased first")
+        log.info("%s: the input is all upper case, so it is lower-cased first", what)
     changed = 0
     for stream in streams:
         start = True

@@ -75,12 +75,7 @@ def time_problem(x: float) -> str | None:
 
 def seconds(text: str, what: str, path: str | Path, lineno: int | None) -> float:
     """A field that must be a time or duration in seconds (``time_problem``), or a PunctError."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise PunctError(f"{what} {text!r} is not a number", path, lineno) from None
-    if not math.isfinite(x):
-        raise PunctError(f"{what} {text!r} is not a finite number", path, lineno)
+    x = finite_number(text, what, path, lineno)
     if x < 0:
         raise PunctError(f"negative {what} {text}", path, lineno)
     if time_problem(x) is not None:
@@ -88,7 +83,7 @@ def seconds(text: str, what: str, path: str | Path, lineno: int | None) -> float
     return x
 
 
-def finite_number(text: str, what: str, path: str | Path, lineno: int) -> float:
+def finite_number(text: str, what: str, path: str | Path, lineno: int | None) -> float:
     """A field that must be a finite number, or a PunctError naming ``what`` and the line."""
     try:
         x = float(text)

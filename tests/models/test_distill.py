@@ -18,14 +18,6 @@ TINY_TBRNN = ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_a
               "optimizer=adam", "lr=0.02"]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 def copy_dir(src, dst):
     shutil.copytree(src, dst)
     return dst

@@ -13,14 +13,6 @@ from punct.engine.config import TrainConfig
 from punct.labels import CASES, LABELS
 
 RUN = ["batch_size=4", "slice_length=20", "decode_window=20", "valid_batch_size=4", "checkpoint_minutes=0", "threads=1"]
-@pytest.fixture(autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 @pytest.fixture
 def tagger(tiny_tagger):
     return tiny_tagger

@@ -18,14 +18,6 @@ RUN1 = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "va
         "threads=1"]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 def train_ta(conf, stage1, data, exp, *extra, steps=None):
     from punct.engine.train import train
 
