@@ -69,10 +69,18 @@ def test_a_model_with_itself_decodes_as_the_model_alone(two_models, tiny_data, t
     assert _labels(tmp_path / "one") == _labels(tmp_path / "two")
 
 
+def _exit_code(main, argv) -> int:
+    """``main(argv)``'s return code, or its exit status when the option parser stops it (2)."""
+    try:
+        return main(argv)
+    except SystemExit as e:
+        return int(e.code)
+
+
 @pytest.mark.parametrize("extra, problem", [
     (["--weights", "1"], "--weights: 1 weights for 2 models (one per model)"),
     (["--weights", "1", "-2"], "ensemble weights must be positive numbers"),
-    (["--weights", "1", "nan"], "ensemble weights must be positive numbers"),
+    (["--weights", "1", "nan"], "argument --weights: expected a finite number, got 'nan'"),
     (["--window", "7"], "--window and --batch-size apply to one model"),
 ])
 def test_bad_ensemble_options_are_one_line_errors(two_models, tiny_data, tmp_path, capsys, extra, problem):
@@ -80,10 +88,10 @@ def test_bad_ensemble_options_are_one_line_errors(two_models, tiny_data, tmp_pat
 
     _, dev = tiny_data
     out = tmp_path / "o"
-    rc = decode.main(["--model", two_models[0], "--model", two_models[1], "--data", str(dev), "--out", str(out),
-                      *extra])
+    rc = _exit_code(decode.main, ["--model", two_models[0], "--model", two_models[1], "--data", str(dev), "--out",
+                                  str(out), *extra])
     err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 1 and len(err) == 1 and problem in err[0], err
+    assert rc == (2 if "argument" in problem else 1) and len(err) == 1 and problem in err[0], err
     assert not out.exists()
 
 
@@ -337,7 +345,7 @@ def test_bias_tuned_on_a_dev_set_is_kept_and_restore_applies_it(two_models, tiny
 
 
 @pytest.mark.parametrize("extra, problem", [
-    (["--bias", "0", "nan", "0"], "--bias: bias values must be finite numbers"),
+    (["--bias", "0", "nan", "0"], "argument --bias: expected a finite number, got 'nan'"),
     (["--bias", "0", "0", "0", "--tune-bias-on", "TR"], "give --bias or --tune-bias-on, not both"),
     (["--tune-bias-on", "TR", "--tune-weights-on", "DEV"], "must name the same data directory"),
     (["--tune-bias-on", "NOLABELS"], "labels of the tuning set not found"),
@@ -347,10 +355,10 @@ def test_bad_bias_options_are_one_line_errors(two_models, tiny_data, tmp_path, c
 
     tr, dev = tiny_data
     extra = [{"TR": str(tr), "DEV": str(dev), "NOLABELS": str(tmp_path)}.get(x, x) for x in extra]
-    rc = decode.main(["--model", two_models[0], "--model", two_models[1], "--data", str(dev), "--out",
-                      str(tmp_path / "o"), *extra])
+    rc = _exit_code(decode.main, ["--model", two_models[0], "--model", two_models[1], "--data", str(dev), "--out",
+                                  str(tmp_path / "o"), *extra])
     err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 1 and len(err) == 1 and problem in err[0], err
+    assert rc == (2 if "argument" in problem else 1) and len(err) == 1 and problem in err[0], err
     assert not (tmp_path / "o").exists()
 
 
