@@ -112,3 +112,14 @@ def tiny_mpnet(tiny_mpnet_folder, monkeypatch) -> Path:
     TINY_MPNET_VOCAB, written to its vocab.txt)."""
     monkeypatch.setenv(TINY_MPNET_ENV, str(tiny_mpnet_folder))
     return tiny_mpnet_folder
+
+
+@pytest.fixture
+def one_torch_thread():
+    """One torch thread for the test: tiny batches run fastest so, and far faster on a loaded machine."""
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)

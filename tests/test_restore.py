@@ -35,12 +35,8 @@ def make_tiny_model(path, seed=0, window=16):
 
 
 @pytest.fixture(autouse=True)
-def one_thread():
-    """Windows of a few words: one thread is fastest, and far faster on a loaded machine."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+def one_thread(one_torch_thread):
+    """Windows of a few words run on one torch thread (tests/conftest.py)."""
 
 
 @pytest.fixture(scope="module")

@@ -104,7 +104,7 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
     if ck["model"] not in families:
         raise PunctError(f"the ONNX runtime runs {', '.join(sorted(families))}, not {ck['model']} "
                          f"(use PUNCT_RUNTIME=torch)", model_path)
-    if getattr(model, "case_head", False) or getattr(getattr(model, "stage1", None), "case_head", False):
+    if getattr(model, "case_head", False):  # a second stage's is its stage one's
         raise PunctError("the ONNX graph carries the marks only, and this model has a case head", model_path)
     inputs = model.punct_inputs
     graph, columns = _graph_module(model, inputs)

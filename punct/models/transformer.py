@@ -159,35 +159,33 @@ class TransformerTagger(nn.Module):
             raise ValueError("this model has no case head")
         h = self.piece_states(pieces, piece_mask)
         last = gather_positions(h, word_last)
-        if not return_case:
-            return last
-        return last, self.case_out(self.drop(gather_positions(h, first_pieces(word_last, mask))))
+        return (last, self._case_logits(h, word_last, mask)) if return_case else last
 
     def forward(self, pieces: torch.Tensor, piece_mask: torch.Tensor, word_last: torch.Tensor,
                 mask: torch.Tensor, cases: torch.Tensor | None = None, return_case: bool = False):
         """Word pieces ``[B,S]`` and the index of each word's last piece ``[B,T]`` ->
         logits ``[B,T,len(LABELS)]``; with ``return_case`` (a case head), also the case
         logits ``[B,T,len(CASES)]``. ``cases`` (training targets) is not read here."""
+        if return_case and self.case_out is None:
+            raise ValueError("this model has no case head")
         h = self.piece_states(pieces, piece_mask)
         logits = self.out(self.drop(gather_positions(h, word_last)))
-        if not return_case:
-            return logits
-        if self.case_out is None:
-            raise ValueError("this model has no case head")
-        return logits, self.case_out(self.drop(gather_positions(h, first_pieces(word_last, mask))))
+        return (logits, self._case_logits(h, word_last, mask)) if return_case else logits
+
+    def _case_logits(self, h: torch.Tensor, word_last: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The case head on the piece states ``h`` of each word's first piece: ``[B,T,len(CASES)]``."""
+        return self.case_out(self.drop(gather_positions(h, first_pieces(word_last, mask))))
 
     def training_loss(self, y: torch.Tensor, cases: torch.Tensor | None = None, **inputs) -> torch.Tensor:
         """Summed cross-entropy of the marks (targets ``y``, -100: none), plus
         ``case_weight`` times that of the case classes where ``cases`` has a target."""
-        if self.case_out is None or cases is None:
-            logits = self.forward(**inputs).float()
-            return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-100, reduction="sum")
-        logits, case_logits = self.forward(**inputs, return_case=True)
-        logits, case_logits = logits.float(), case_logits.float()
+        with_case = self.case_out is not None and cases is not None
+        logits, case_logits = self.forward(**inputs, return_case=True) if with_case else (self.forward(**inputs), None)
+        logits = logits.float()
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-100, reduction="sum")
-        if (cases >= 0).any():
-            loss = loss + self.case_weight * F.cross_entropy(case_logits.reshape(-1, len(CASES)), cases.reshape(-1),
-                                                             ignore_index=-100, reduction="sum")
+        if with_case and (cases >= 0).any():
+            loss = loss + self.case_weight * F.cross_entropy(case_logits.float().reshape(-1, len(CASES)),
+                                                             cases.reshape(-1), ignore_index=-100, reduction="sum")
         return loss
 
 

@@ -121,11 +121,5 @@ def tiny_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def one_thread():
-    """Model tests run tiny batches: one torch thread is fastest, and far faster on a loaded machine."""
-    import torch
-
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+def one_thread(one_torch_thread):
+    """Model tests run tiny batches on one torch thread (tests/conftest.py)."""
