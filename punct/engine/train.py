@@ -198,10 +198,10 @@ def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torc
     if distill is None:
         soft = None
     case = bool(getattr(model, "case_head", False))
-    if soft is None and hasattr(model, "training_loss"):  # its own loss (a CRF's; the tagger's with case)
+    if soft is None and hasattr(model, "training_loss"):  # its own sequence loss (a CRF's)
         with autocast(precision):
             return model.training_loss(y, **inputs).float()
-    if soft is not None and hasattr(model, "training_loss") and not case:
+    if soft is not None and hasattr(model, "training_loss"):
         raise PunctError(f"{type(model).__name__} trains with its own sequence loss: it cannot learn from soft targets")
     cases = inputs.get("cases")
     soft_case = soft is not None and soft.shape[-1] == SoftLayout(True).width

@@ -21,8 +21,9 @@ keeps only the bottom layers of the encoder (tests, speed).
 
 ``case_head``: a second linear layer reads the state of each word's *first*
 piece (where a capital would be) and predicts its case class (punct.labels.CASES);
-its cross-entropy, times ``case_weight``, is added to the punctuation loss on
-the words with a case target (``cases``, from the training set's ``written``).
+the engine adds its cross-entropy, times ``case_weight``, to the punctuation loss on
+the words with a case target (``cases``, from the training set's ``written``;
+punct.engine.train.loss_sum_of).
 ``forward`` returns the punctuation logits; ``return_case=True`` adds the case
 logits ``[B,T,len(CASES)]``.
 """
@@ -33,7 +34,6 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-import torch.nn.functional as F
 
 from punct.labels import CASES, LABELS
 from punct.models import register
@@ -175,18 +175,6 @@ class TransformerTagger(nn.Module):
     def _case_logits(self, h: torch.Tensor, word_last: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The case head on the piece states ``h`` of each word's first piece: ``[B,T,len(CASES)]``."""
         return self.case_out(self.drop(gather_positions(h, first_pieces(word_last, mask))))
-
-    def training_loss(self, y: torch.Tensor, cases: torch.Tensor | None = None, **inputs) -> torch.Tensor:
-        """Summed cross-entropy of the marks (targets ``y``, -100: none), plus
-        ``case_weight`` times that of the case classes where ``cases`` has a target."""
-        with_case = self.case_out is not None and cases is not None
-        logits, case_logits = self.forward(**inputs, return_case=True) if with_case else (self.forward(**inputs), None)
-        logits = logits.float()
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-100, reduction="sum")
-        if with_case and (cases >= 0).any():
-            loss = loss + self.case_weight * F.cross_entropy(case_logits.float().reshape(-1, len(CASES)),
-                                                             cases.reshape(-1), ignore_index=-100, reduction="sum")
-        return loss
 
 
 def first_pieces(word_last: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

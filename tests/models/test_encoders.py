@@ -109,6 +109,7 @@ def test_mpnet_tagger_with_case_head_trains(tiny_mpnet):
     import numpy as np
 
     from punct.engine.inputs import PieceInputs
+    from punct.engine.train import loss_sum_of
     from punct.labels import CASES, LABELS
     from punct.models import build_model
 
@@ -136,7 +137,7 @@ def test_mpnet_tagger_with_case_head_trains(tiny_mpnet):
     first = None
     for _ in range(30):
         opt.zero_grad()
-        loss = m.training_loss(y, cases=cases, **kw)
+        loss = loss_sum_of(m, dict(kw, cases=cases), y)
         loss.backward()
         opt.step()
         first = first if first is not None else float(loss.detach())
@@ -145,7 +146,7 @@ def test_mpnet_tagger_with_case_head_trains(tiny_mpnet):
     _, case_logits = m(**kw, return_case=True)
     assert case_logits[0, 6].argmax() == 1 and case_logits[1, 0].argmax() == 2
     # the case loss counts: without targets it is the marks' loss alone
-    assert float(m.training_loss(y, **kw)) < float(m.training_loss(y, cases=cases, **kw)) + 1e-6
+    assert float(loss_sum_of(m, kw, y)) < float(loss_sum_of(m, dict(kw, cases=cases), y)) + 1e-6
 
 
 def test_tagger_without_case_head_refuses_case(tiny_mpnet):
