@@ -17,13 +17,15 @@ from punct.audio import audio_duration
 from punct.datadir import validate_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, atomic_write, check_replaceable, iter_lines, mark_done, write_json
+from punct.datadir import UTT_FILES
 from punct.labels import LABELS
 from punct.tables import read_segments, read_table, read_wav_scp, spk2utt_from_utt2spk, write_table
 
 log = logging.getLogger(__name__)
 
 #: Tables keyed by utterance that a split cuts (feature scp files are found by suffix).
-UTT_TABLES = ("text", "labels", "utt2spk", "segments", "word_times", "word_conf", "utt2dur")
+#: The data directory's own files (punct.datadir.UTT_FILES) and those other tools add.
+UTT_TABLES = UTT_FILES + ("word_conf", "utt2dur")
 
 
 def _weights(d: Path, utts: list[str], reco_of: dict[str, str], words: dict[str, int]) -> dict[str, float]:

@@ -12,7 +12,7 @@ from punct.tables import read_table
 
 def make(d, n_reco=5, per_reco=3):
     d.mkdir()
-    text, labels, u2s, segs, wav, times = {}, {}, {}, {}, {}, {}
+    text, labels, u2s, segs, wav, times, written, spk = {}, {}, {}, {}, {}, {}, {}, {}
     for r in range(n_reco):
         reco = f"rec{r}"
         wav[reco] = f"/audio/{reco}.flac"
@@ -23,13 +23,15 @@ def make(d, n_reco=5, per_reco=3):
             u2s[u] = f"spk{r % 2}"
             segs[u] = f"{reco} {k * 2 + r * 0.5:.2f} {k * 2 + 1 + r * 0.5:.2f}"
             times[u] = " ".join(f"{k + i * 0.1:.3f},{k + i * 0.1 + 0.1:.3f}" for i in range(len(text[u].split())))
+            written[u] = text[u].upper()  # the per-word spellings a case head learns from
+            spk[u] = " ".join(u2s[u] for _ in text[u].split())
     for name, rows in (("text", text), ("labels", labels), ("utt2spk", u2s), ("segments", segs), ("wav.scp", wav),
-                       ("word_times", times)):
+                       ("word_times", times), ("written", written), ("word_speakers", spk)):
         (d / name).write_text("".join(f"{k} {v}\n" for k, v in sorted(rows.items())))
-    spk = {}
+    s2u = {}
     for u, s in sorted(u2s.items()):
-        spk.setdefault(s, []).append(u)
-    (d / "spk2utt").write_text("".join(f"{s} {' '.join(us)}\n" for s, us in sorted(spk.items())))
+        s2u.setdefault(s, []).append(u)
+    (d / "spk2utt").write_text("".join(f"{s} {' '.join(us)}\n" for s, us in sorted(s2u.items())))
     return d
 
 
@@ -92,6 +94,8 @@ def test_subset_by_list_exclusion_count_and_words(tmp_path):
     a = tmp_path / "a"
     assert [k for k, _, _ in read_table(a / "text")] == [keys[0], keys[3], keys[4]] and (a / ".done").exists()
     validate_datadir(a)
+    for per_word in ("written", "word_speakers", "word_times"):  # every per-word file comes along
+        assert [k for k, _, _ in read_table(a / per_word)] == [keys[0], keys[3], keys[4]], per_word
     assert {k for k, _, _ in read_table(a / "wav.scp")} == {v[0] for _, v, _ in read_table(a / "segments")}
     assert (a / "spk2utt").read_text().split()[1:] == [keys[0], keys[3], keys[4]]  # all of spk0
     assert stats == json.loads((a / "stats.json").read_text())
