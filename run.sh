@@ -7,7 +7,8 @@
 #
 # Corpus-specific parts live in recipes/<corpus>/ (Kaldi keeps them in local/;
 # here local/ holds the recipe's own shell plumbing). A corpus is a folder with
-# corpus.sh (its sets, experiments and a prepare_data function) and its scripts.
+# experiments.yaml (its sets and experiments), corpus.sh (its data preparation and stage
+# hooks) and its scripts. docs/DESIGN.md follows an experiment from its entry to RESULTS.md.
 # The whole script is one brace group, closed by "exit" on its last lines: bash reads all of
 # it before running any of it, so editing run.sh while a recipe runs (hours of training)
 # cannot change or break what that recipe does next.
@@ -42,7 +43,7 @@ Options (Kaldi style, '--name value'):
   --models 'A B'     only these experiments of the corpus: lexical ones in stages 6, 8
                      and 9, acoustic ones in stage 7 (a joint system goes with its
                      acoustic model; 'ppe' names the LJ Speech prosody models)
-                     (default: all of them; names as in recipes/<corpus>/corpus.sh)
+                     (default: all of them; names as in recipes/<corpus>/experiments.yaml)
   --decode-sets 'A B' the prepared sets that stages 8 and 9 decode and score (default: the
                      corpus's test sets; e.g. its validation set, decoded whole: 'dev2012')
   --train-overrides 'K=V ...'  config overrides for every model trained in stages 6
@@ -80,51 +81,41 @@ last_stage=11
 # the training command of stages 6 and 7: one process, or data-parallel ranks
 trainer=(python -m punct.bin.train)
 [ "$train_nproc" -eq 1 ] || trainer=(python -m torch.distributed.run --standalone --nproc_per_node "$train_nproc" -m punct.bin.train)
-[ -d "recipes/$corpus" ] && [ -f "recipes/$corpus/corpus.sh" ] || die "unknown corpus '$corpus' (no recipes/$corpus/corpus.sh)"
+[ -f "recipes/$corpus/experiments.yaml" ] || die "unknown corpus '$corpus' (no recipes/$corpus/experiments.yaml)"
 [ -d "$corpus_dir" ] || die "corpus directory '$corpus_dir' not found (--corpus-dir)"
-
-data=$data_root/$corpus
-exp=$exp_root/$corpus
-# Corpus settings: train_sets, valid_set, test_sets, experiments (name|config|train set|overrides;
-# an ensemble of trained experiments is name|ensemble|EXP1+EXP2+...|[weights=W1,W2,...|weights=tune]
-# [bias=C,P,Q|bias=tune] (options space-separated; one member with a bias is a model with a tuned decision)),
-# has_audio, and the function prepare_data CORPUS_DIR OUT_DIR FORCE; optionally paper_targets, the
-# test set whose rows RESULTS.md sets beside the papers' published numbers (punct.bin.results).
-has_audio=false
-hyp_sets=""
-# shellcheck disable=SC1090
-. "recipes/$corpus/corpus.sh"
-# selected NAME: true when --models is empty or names NAME (stage 7 asks it of its systems)
-selected() { [ -z "$models" ] || [[ " ${models//,/ } " == *" $1 "* ]]; }
-if [ -n "$models" ]; then
-  # the names may be lexical experiments (stages 6, 8, 9) and acoustic experiments (stage 7;
-  # "ppe" stands for the LJ Speech prosody models)
-  known=("${experiments[@]%%|*}")
-  selected_lex=()
-  for spec in "${experiments[@]}"; do selected "${spec%%|*}" && selected_lex+=("$spec"); done
-  if declare -p acoustic_experiments > /dev/null 2>&1; then
-    known+=("${acoustic_experiments[@]%%|*}" ppe)
-    selected_ac=()
-    for spec in "${acoustic_experiments[@]}"; do selected "${spec%%|*}" && selected_ac+=("$spec"); done
-    acoustic_experiments=(${selected_ac[@]+"${selected_ac[@]}"})
-  fi
-  for m in ${models//,/ }; do
-    [[ " ${known[*]} " == *" $m "* ]] \
-      || die "--models: recipes/$corpus/corpus.sh has no experiment '$m' (it has: ${known[*]})"
-  done
-  experiments=(${selected_lex[@]+"${selected_lex[@]}"})
-fi
-# the sets stages 8 and 9 decode and score: the corpus's test sets unless --decode-sets names others
-score_sets=${decode_sets:-$test_sets}
 if [ -n "$decode_sets" ]; then
   [[ "$decode_sets" =~ ^[A-Za-z0-9_.-]+( [A-Za-z0-9_.-]+)*$ ]] \
     || die "--decode-sets '$decode_sets': expected set names separated by single spaces"
 fi
 
+data=$data_root/$corpus
+exp=$exp_root/$corpus
+# A corpus is recipes/<corpus>/experiments.yaml (its sets and experiments: punct/experiments.py)
+# and corpus.sh: prepare_data CORPUS_DIR DATA FORCE and the hooks of the stages it has
+# (corpus_align, corpus_asr_decode, corpus_features DATA EXP NJ FORCE; corpus_transfer,
+# corpus_score_others DATA EXP FORCE; corpus_showcase DATA EXP CORPUS_DIR; the hooks its
+# experiments.yaml names, HOOK DATA EXP FORCE RUNCMD MODEL...), and has_audio and hyp_sets.
+has_audio=false
+hyp_sets=""
+# shellcheck disable=SC1090
+[ ! -f "recipes/$corpus/corpus.sh" ] || . "recipes/$corpus/corpus.sh"
+
 # the environment (a .venv with pinned packages, Debian tools) is built when missing
 local/setup_env.sh
 . ./path.sh
 . ./cmd.sh
+. local/stages.sh
+. local/acoustic.sh
+# experiments ARGS...: punct.bin.experiments on this corpus, as --models selects
+experiments() {
+  python -m punct.bin.experiments "$@" --corpus "$corpus" --models "$models" --data-root "$data_root" \
+    --exp-root "$exp_root" --exp-tag "$exp_tag" -q
+}
+# the corpus's sets: train_sets, valid_set, test_sets, reference_set (checks --models too)
+sets=$(experiments sets) || exit 1
+eval "$sets"
+# the sets stages 8 and 9 decode and score: the corpus's test sets unless --decode-sets names others
+score_sets=${decode_sets:-$test_sets}
 mkdir -p "$data" "$exp"
 # the options that locate an experiment, for the reproducing command written into run.cmd
 where="${exp_tag:+ --exp-tag $exp_tag}"
@@ -140,8 +131,16 @@ stage_cmd() {
 }
 # run_stage N: true when stage N is inside [stage, stop_stage]
 run_stage() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
-# exp_dir NAME: the experiment directory of one model
-exp_dir() { echo "$exp/$1${exp_tag:+_$exp_tag}"; }
+# specs_of N: the experiments of stage N, one line of shell assignments each (name, kind, dir,
+# config, train, valid, needs, args, inputs, tests: punct.bin.experiments), into the array specs
+specs_of() {
+  local out
+  out=$(experiments list --stage "$1") || exit 1
+  specs=()
+  [ -z "$out" ] || mapfile -t specs <<< "$out"
+}
+# the set a decode of SET is scored against: the corpus's reference set, or SET itself
+ref_of() { echo "$data/${reference_set:-$1}"; }
 
 if run_stage 1; then
   log "stage 1: data preparation: $corpus_dir -> $data/{${train_sets// /,},$valid_set,${test_sets// /,}}"
@@ -150,7 +149,7 @@ fi
 
 if run_stage 2; then
   if [ "$has_audio" = true ]; then
-    corpus_align "$data" "$nj"
+    corpus_align "$data" "$exp" "$nj" "$force"
   else
     log "stage 2: forced alignment: corpus $corpus has no audio; nothing to do"
   fi
@@ -158,7 +157,7 @@ fi
 
 if run_stage 3; then
   if [ "$has_audio" = true ]; then
-    corpus_asr_decode "$data" "$nj"
+    corpus_asr_decode "$data" "$exp" "$nj" "$force"
   else
     log "stage 3: ASR decoding: corpus $corpus has no audio; nothing to do"
   fi
@@ -166,7 +165,7 @@ fi
 
 if run_stage 4; then
   if declare -F corpus_features >/dev/null; then
-    corpus_features "$data" "$nj"
+    corpus_features "$data" "$exp" "$nj" "$force"
   else
     log "stage 4: prosodic features: corpus $corpus has no word times; nothing to do"
   fi
@@ -174,144 +173,83 @@ fi
 
 if run_stage 5; then
   if [ -n "$hyp_sets" ]; then
-    corpus_transfer "$data"
+    corpus_transfer "$data" "$exp" "$force"
   else
     log "stage 5: punctuation transfer: corpus $corpus has no ASR hypotheses; nothing to do"
   fi
 fi
 
-# ensemble_members NAME MEMBERS: the best.pt of each '+'-separated member experiment of
-# ensemble NAME (directory names under $exp, as they are, without --exp-tag), or die
-ensemble_members() {
-  local m
-  [ -n "${2//+/}" ] || die "ensemble $1: no members (recipes/$corpus: name|ensemble|A+B|weights=...)"
-  for m in ${2//+/ }; do
-    [ -f "$exp/$m/best.pt" ] || die "ensemble $1: member $exp/$m/best.pt not found (train $m first)"
-    echo "$exp/$m/best.pt"
-  done
-}
-
 if run_stage 6; then
-  for spec in "${experiments[@]}"; do
-    IFS='|' read -r name config train overrides <<< "$spec"
-    dir=$(exp_dir "$name")
-    if [ "$config" = ensemble ]; then
+  specs_of 6
+  for spec in ${specs[@]+"${specs[@]}"}; do
+    eval "$spec"
+    if [ "$kind" = ensemble ]; then
       # nothing to train: record the members (punct.bin.results sums their training time)
-      members=$(ensemble_members "$name" "$train") || exit 1
       mkdir -p "$dir"
       stage_cmd "$name" 6 9 > "$dir/run.cmd"
-      echo "$members" > "$dir/members.tmp" && mv "$dir/members.tmp" "$dir/members"
-      for m in ${train//+/ }; do
+      require 6 "$name" "${needs[@]}"
+      printf '%s\n' "${needs[@]}" > "$dir/members.tmp" && mv "$dir/members.tmp" "$dir/members"
+      for m in "${args[@]}"; do
         [ -f "$exp/$m/.done" ] || log "stage 6: WARNING: ensemble $name: member $m has not finished training"
       done
-      log "stage 6: $name is an ensemble of ${train//+/, }: nothing to train"
+      log "stage 6: $name is an ensemble of $(IFS=,; echo "${args[*]}" | sed 's/,/, /g'): nothing to train"
       continue
     fi
-    if [ -f "$dir/best.pt" ] && [ -f "$dir/.done" ] && [ "$force" != true ]; then
-      log "stage 6: train $name: $dir is finished; skipping"
-      continue
-    fi
-    # init_from=@NAME: train on from the best model of experiment NAME (a warm start)
-    resolved=()
-    for o in $overrides; do
-      if [[ $o == init_from=@* ]]; then
-        src=${o#init_from=@}
-        [ -f "$exp/$src/best.pt" ] || die "stage 6: $name trains on from $exp/$src/best.pt: not found (train $src first)"
-        o="init_from=$exp/$src/best.pt"
-      fi
-      resolved+=("$o")
-    done
-    not_busy "$dir/.train.lock" "a training"
-    mkdir -p "$dir/log"
-    stage_cmd "$name" 6 9 > "$dir/run.cmd"
-    log "stage 6: train $name ($config): $data/$train -> $dir/best.pt; log: $dir/log/train.log"
-    # shellcheck disable=SC2086
-    $train_cmd "$dir/log/train.log" "${trainer[@]}" --config "$config" \
-      --train "$data/$train" --valid "$data/$valid_set" --exp "$dir" "${resolved[@]}" $train_overrides \
-      || fail_with_log "$dir/log/train.log" "training $name failed"
-    touch "$dir/.done"
+    train_model 6 "$name" "$config" "$train" "$valid" "$dir" "$(stage_cmd "$name" 6 9)" "${needs[@]}" -- "${args[@]}"
   done
 fi
 
 if run_stage 7; then
-  if declare -F corpus_train_acoustic >/dev/null; then
-    corpus_train_acoustic "$data" "$exp"
-  else
-    log "stage 7: acoustic/joint models: corpus $corpus has no pause or prosody data; nothing to do"
-  fi
+  # the models that read pause or prosody features: trained, decoded on their own test sets and
+  # scored as stages 6, 8 and 9 do; the joint decisions; the corpus's stage 7 hooks
+  specs_of 7
+  [ ${#specs[@]} -gt 0 ] || log "stage 7: acoustic/joint models: corpus $corpus has none; nothing to do"
+  for spec in ${specs[@]+"${specs[@]}"}; do
+    eval "$spec"
+    case $kind in
+      train)
+        train_model 7 "$name" "$config" "$train" "$valid" "$dir" "$(stage_cmd "$name" 7 7)" "${needs[@]}" -- "${args[@]}"
+        for set in "${tests[@]}"; do
+          decode_model 7 "$name" "$dir" "$data/$set" "$dir/best.pt" -- --model "$dir/best.pt"
+          score_model 7 "$name" "$dir" "$set" "$(ref_of "$set")"
+        done ;;
+      joint)
+        require 7 "$name" "${needs[@]}"
+        joint_tune "${needs[0]}" "${needs[1]}" "$valid" "$train" "$dir" "$force"
+        for set in "${tests[@]}"; do
+          for st in 1 2; do
+            joint_decode "$st" "${needs[0]}" "${needs[1]}" "$dir/joint.yaml" "${systems[st - 1]}" "$data/$set" \
+              "$(stage_cmd "$acoustic" 7 7)" "$force"
+            score_model 7 "$(basename "${systems[st - 1]}")" "${systems[st - 1]}" "$set" "$(ref_of "$set")"
+          done
+        done ;;
+      hook)
+        "$hook" "$data" "$exp" "$force" "$(stage_cmd "$name" 7 7)" "${needs[@]}" ;;
+    esac
+  done
 fi
 
 if run_stage 8; then
-  for spec in "${experiments[@]}"; do
-    IFS='|' read -r name config train overrides <<< "$spec"
-    dir=$(exp_dir "$name")
-    if [ "$config" = ensemble ]; then
-      # an ensemble decodes with every member (mean posteriors); overrides may give weights=W1,W2,...
-      members=$(ensemble_members "$name" "$train") || exit 1
-      mapfile -t model_files <<< "$members"
-      model_args=() tuning_files=()
-      for f in "${model_files[@]}"; do model_args+=(--model "$f"); done
-      num='[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)'
-      for opt in $overrides; do
-        case $opt in
-          # the best grid weights (and decision bias) on the dev set, tuned once for all test sets
-          # and kept in tuned_weights.json (tuned again when a member changes)
-          weights=tune) model_args+=(--tune-weights-on "$data/$valid_set") ;;
-          bias=tune) model_args+=(--tune-bias-on "$data/$valid_set") ;;
-          weights=*) w=${opt#weights=}
-                     [[ $w =~ ^$num(,$num)*$ ]] || die "ensemble $name: weights=$w is not a list of numbers W1,W2,..."
-                     IFS=, read -ra parts <<< "$w"; model_args+=(--weights "${parts[@]}") ;;
-          bias=*) b=${opt#bias=}
-                  [[ $b =~ ^$num,$num,$num$ ]] || die "ensemble $name: bias=$b is not three numbers COMMA,PERIOD,QUESTION"
-                  IFS=, read -ra parts <<< "$b"; model_args+=(--bias "${parts[@]}") ;;
-          *) die "ensemble $name: unknown option '$opt' (weights=W1,W2,... or weights=tune; bias=COMMA,PERIOD,QUESTION or bias=tune)" ;;
-        esac
-      done
-      if [[ " $overrides " == *=tune\ * ]]; then
-        model_args+=(--tuned-weights "$dir/tuned_weights.json")
-        tuning_files=("$data/$valid_set/text" "$data/$valid_set/labels")
-      fi
-    else
-      [ -f "$dir/best.pt" ] || die "stage 8: $dir/best.pt not found (run stage 6 first)"
-      model_files=("$dir/best.pt") tuning_files=()
-      model_args=(--model "$dir/best.pt")
-    fi
+  specs_of 8
+  for spec in ${specs[@]+"${specs[@]}"}; do
+    eval "$spec"
+    require 8 "$name" "${needs[@]}"
     for set in $score_sets; do
-      out=$dir/decode_$set
       [ -f "$data/$set/text" ] || die "stage 8: $data/$set/text not found: $set is not a prepared set of $corpus (run stage 1; its sets: ${train_sets} ${valid_set} ${test_sets})"
-      if up_to_date "$out/.done" "${model_files[@]}" "${tuning_files[@]}" "$data/$set/text" && [ "$force" != true ]; then
-        log "stage 8: decode $name on $set: $out is finished and newer than its model and data; skipping"; continue
-      fi
-      # the log lives beside the decode directory, which the decoder replaces as a whole;
-      # one torch thread: windows are small, and 2 threads were 30x slower on a busy machine
-      logf=$dir/log/decode_$set.log
-      not_busy "$dir/.decode_$set.lock" "a decoding into $out"
-      log "stage 8: decode $name: $data/$set -> $out; log: $logf"
-      mkdir -p "$dir/log"
-      $decode_cmd "$logf" python -m punct.bin.decode "${model_args[@]}" \
-        --data "$data/$set" --out "$out" --no-score --threads 1 \
-        || fail_with_log "$logf" "decoding $set with $name failed"
-      touch "$out/.done"
+      decode_model 8 "$name" "$dir" "$data/$set" "${needs[@]}" ${inputs[@]+"${inputs[@]}"} -- "${args[@]}"
     done
   done
 fi
 
 if run_stage 9; then
   # Systems the corpus scores besides punct's own models (e.g. commercial engines' own marks)
-  if declare -F corpus_score_others >/dev/null; then corpus_score_others "$data" "$exp"; fi
-  for spec in "${experiments[@]}"; do
-    IFS='|' read -r name _ _ _ <<< "$spec"
-    dir=$(exp_dir "$name")
+  if declare -F corpus_score_others >/dev/null; then corpus_score_others "$data" "$exp" "$force"; fi
+  specs_of 9
+  for spec in ${specs[@]+"${specs[@]}"}; do
+    eval "$spec"
     for set in $score_sets; do
-      out=$dir/decode_$set
-      [ -f "$out/.done" ] || die "stage 9: $out/.done not found: $name has not been decoded on $set (run stage 8)"
-      # A hypothesis set is scored against its reference (corpus_score_ref), so that
-      # the report carries the word error rate and the mark transfer statistics.
-      ref=$data/$set
-      if declare -F corpus_score_ref >/dev/null; then ref=$(corpus_score_ref "$data" "$set"); fi
-      log "stage 9: score $name on $set: $ref vs $out -> $out/scoring/"
-      python -m punct score "$ref" "$out" --out-dir "$out/scoring" > /dev/null \
-        || die "scoring $out failed"
+      [ -f "$dir/decode_$set/.done" ] || die "stage 9: $dir/decode_$set/.done not found: $name has not been decoded on $set (run stage 8)"
+      score_model 9 "$name" "$dir" "$set" "$(ref_of "$set")"
     done
   done
 fi
@@ -322,7 +260,7 @@ if run_stage 10; then
 fi
 if run_stage 11; then
   if declare -F corpus_showcase >/dev/null; then
-    corpus_showcase "$data" "$exp"
+    corpus_showcase "$data" "$exp" "$corpus_dir"
   else
     log "stage 11: showcase: corpus $corpus has none; nothing to do"
   fi

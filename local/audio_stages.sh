@@ -2,7 +2,8 @@
 # calls from its hooks (corpus_align, corpus_asr_decode, corpus_features,
 # corpus_transfer). Sourced by recipes/ljspeech/corpus.sh and recipes/quick/corpus.sh (any
 # corpus with wav.scp can use them).
-# They use run.sh's variables: $exp (exp/<corpus>), $force, $decode_cmd (cmd.sh).
+# Their inputs come as arguments (EXP is exp/<corpus>, FORCE true or false); the jobs run
+# through cmd.sh's $decode_cmd.
 #
 # Every stage splits a data directory into parts (punct.bin.datadir_tools split,
 # one recording per part at least), runs one job per part through $decode_cmd
@@ -18,29 +19,29 @@ audio_jobs() {
   [ "$n" -lt "$2" ] && echo "$n" || echo "$2"
 }
 
-# audio_force_opt: --force for the Python stages when run.sh was given --force true
-audio_force_opt() { [ "$force" = true ] && echo "--force" || true; }
+# audio_force_opt FORCE: --force for the Python stages when FORCE is true
+audio_force_opt() { [ "$1" = true ] && echo "--force" || true; }
 
-# audio_parallel STAGE WHAT MODULE CONFIG SRC DIR N [MERGE OPTION...]: split the data
+# audio_parallel STAGE WHAT MODULE CONFIG SRC DIR N FORCE [MERGE OPTION...]: split the data
 # directory SRC into N parts, run "python -m MODULE --config CONFIG" on each part (through
 # $decode_cmd, logs DIR/log/WHAT.JOB.log) into DIR/part.JOB, then merge the parts into DIR
 audio_parallel() {
-  local stage=$1 what=$2 module=$3 config=$4 src=$5 dir=$6 n=$7
-  shift 7
+  local stage=$1 what=$2 module=$3 config=$4 src=$5 dir=$6 n=$7 force=$8
+  shift 8
   rm -f "$dir/.done"
   python -m punct.bin.datadir_tools split --nj "$n" "$src" || die "stage $stage: splitting $src failed"
   # shellcheck disable=SC2046
   $decode_cmd JOB=1:"$n" "$dir/log/$what.JOB.log" python -m "$module" --config "$config" \
-    --data "$src/split$n/JOB" --out-dir "$dir/part.JOB" $(audio_force_opt) \
+    --data "$src/split$n/JOB" --out-dir "$dir/part.JOB" $(audio_force_opt "$force") \
     || die "stage $stage: $what of $src failed (logs: $dir/log/$what.*.log)"
   python -m "$module" --config "$config" --merge "$n" --data "$src" --out-dir "$dir" "$@" \
     || die "stage $stage: merging $dir failed"
 }
 
-# audio_align DATA NJ SET...: stage 2, forced alignment of the reference transcripts
+# audio_align DATA EXP NJ FORCE SET...: stage 2, forced alignment of the reference transcripts
 audio_align() {
-  local data=$1 nj=$2 set dir n
-  shift 2
+  local data=$1 exp=$2 nj=$3 force=$4 set dir n
+  shift 4
   for set in "$@"; do
     dir=$exp/align_$set
     if [ -f "$dir/.done" ] && [ -f "$data/$set/word_times.done" ] && [ "$force" != true ]; then
@@ -50,14 +51,14 @@ audio_align() {
     log "stage 2: forced alignment: $data/$set (wav.scp, text) -> $data/$set/word_times," \
       "$dir/{words.ctm,phones.ctm,textgrid/}; $n jobs, logs: $dir/log/align.*.log"
     python -m punct.bin.align --config conf/align.yaml --prepare-lts --data "$data/$set" || die "stage 2: letter-to-sound preparation failed"
-    audio_parallel 2 align punct.bin.align conf/align.yaml "$data/$set" "$dir" "$n"
+    audio_parallel 2 align punct.bin.align conf/align.yaml "$data/$set" "$dir" "$n" "$force"
   done
 }
 
-# audio_decode DATA NJ SET...: stage 3, ASR hypotheses -> DATA/SET_hyp, WER in exp/.../asr_SET/scoring/
+# audio_decode DATA EXP NJ FORCE SET...: stage 3, ASR hypotheses -> DATA/SET_hyp, WER in exp/.../asr_SET/scoring/
 audio_decode() {
-  local data=$1 nj=$2 set dir hyp n
-  shift 2
+  local data=$1 exp=$2 nj=$3 force=$4 set dir hyp n
+  shift 4
   for set in "$@"; do
     dir=$exp/asr_$set
     hyp=$data/${set}_hyp
@@ -67,15 +68,15 @@ audio_decode() {
     n=$(audio_jobs "$data/$set" "$nj")
     log "stage 3: ASR decoding: $data/$set (wav.scp) -> $hyp/{text,word_times,word_conf,ctm}," \
       "WER in $dir/scoring/; $n jobs, logs: $dir/log/decode.*.log"
-    audio_parallel 3 decode punct.bin.asr_decode conf/asr.yaml "$data/$set" "$dir" "$n" --hyp-dir "$hyp"
+    audio_parallel 3 decode punct.bin.asr_decode conf/asr.yaml "$data/$set" "$dir" "$n" "$force" --hyp-dir "$hyp"
   done
 }
 
-# audio_features DATA NJ SET...: stage 4, pause features (from word times) and pitch/energy
+# audio_features DATA EXP NJ FORCE SET...: stage 4, pause features (from word times) and pitch/energy
 # features (from audio) of every SET (aligned reference) and SET_hyp (decoded hypotheses)
 audio_features() {
-  local data=$1 nj=$2 set d dir n
-  shift 2
+  local data=$1 exp=$2 nj=$3 force=$4 set d dir n
+  shift 4
   for set in "$@"; do
     for d in "$set" "${set}_hyp"; do
       [ -f "$data/$d/word_times" ] || die "stage 4: $data/$d/word_times not found (run stages 2 and 3 first)"
@@ -84,7 +85,7 @@ audio_features() {
       else
         log "stage 4: pause features: $data/$d/word_times -> $data/$d/pause.{ark,scp,names}"
         # shellcheck disable=SC2046
-        python -m punct.bin.pause_feats --data "$data/$d" $(audio_force_opt) || die "stage 4: pause features of $d failed"
+        python -m punct.bin.pause_feats --data "$data/$d" $(audio_force_opt "$force") || die "stage 4: pause features of $d failed"
       fi
       dir=$exp/prosody_$d
       if [ -f "$data/$d/prosody.done" ] && [ -f "$dir/.done" ] && [ "$force" != true ]; then
@@ -93,15 +94,15 @@ audio_features() {
       n=$(audio_jobs "$data/$d" "$nj")
       log "stage 4: pitch/energy features: $data/$d (wav.scp, word_times) -> $data/$d/prosody.{ark,scp,names};" \
         "$n jobs, logs: $dir/log/prosody.*.log"
-      audio_parallel 4 prosody punct.bin.prosody_feats conf/prosody.yaml "$data/$d" "$dir" "$n"
+      audio_parallel 4 prosody punct.bin.prosody_feats conf/prosody.yaml "$data/$d" "$dir" "$n" "$force"
     done
   done
 }
 
-# audio_transfer DATA SET...: stage 5, reference marks -> SET_hyp/labels
+# audio_transfer DATA EXP FORCE SET...: stage 5, reference marks -> SET_hyp/labels
 audio_transfer() {
-  local data=$1 set
-  shift
+  local data=$1 exp=$2 force=$3 set
+  shift 3
   for set in "$@"; do
     if [ -f "$data/${set}_hyp/labels.done" ] && [ "$force" != true ]; then
       log "stage 5: punctuation transfer onto ${set}_hyp is finished; skipping"; continue
@@ -110,6 +111,6 @@ audio_transfer() {
       "statistics: $exp/transfer_$set/report.json"
     # shellcheck disable=SC2046
     python -m punct.bin.transfer --ref "$data/$set" --hyp "$data/${set}_hyp" \
-      --report "$exp/transfer_$set/report.json" $(audio_force_opt) || die "stage 5: transfer onto ${set}_hyp failed"
+      --report "$exp/transfer_$set/report.json" $(audio_force_opt "$force") || die "stage 5: transfer onto ${set}_hyp failed"
   done
 }

@@ -9,42 +9,10 @@
 # trains the acoustic and fusion models on them (two-stage TA-BRNN/TA-LSTM over the
 # lexical models of stage 6, T-LSTM-p, Che et al.'s Pause model and joint decision)
 # and decodes and scores them on the Kaldi CTMs. See recipes/earnings/README.md.
+# Its sets and experiments: experiments.yaml.
 # shellcheck shell=bash
-train_sets="e22_train ted_e22"
-valid_set="e22_dev"
-test_sets="e21_ref e21_kaldi_libri e21_kaldi_rev"
 hyp_sets="e21_kaldi_libri e21_kaldi_rev"
 engines="amazon google microsoft speechmatics"
-# name|config|train set|config overrides
-# The Earnings models are the compact T-BRNN of conf/default.yaml (128 units, 30K
-# words): on 5.8M words the paper's 256-unit size costs 2-3x the CPU time per epoch.
-# The 256-unit T-BRNN of the paper is trained and compared on IWSLT2011.
-experiments=(
-  "tbrnn_e22|conf/default.yaml|e22_train|"  # in-domain text only (0.9M words)
-  # TED + Earnings-22 text; stage one of the shipped models/default.pt (TA-BRNN-p over it,
-  # exported from exp/earnings/ta_brnn_p: models/README.md)
-  "default|conf/default.yaml|ted_e22|"
-  "tlstm_ted_e22|conf/tlstm.yaml|ted_e22|"  # stage one of TA-LSTM(-p)
-  # the accurate tier: MPNet with a case head, the teacher of the default (many CPU-hours)
-  "mpnet|conf/mpnet.yaml|ted_e22|"
-)
-# stage 7: name|config|stage-one experiment (empty: a single-stage model)|config overrides,
-# trained on e22_train (pause-annotated speech), validated on e22_dev
-acoustic_experiments=(
-  "ta_brnn_p|conf/ta_brnn_p.yaml|default|model_args.hidden_size=128"  # stage two as wide as stage one
-  "ta_brnn|conf/ta_brnn.yaml|default|model_args.hidden_size=128"
-  "ta_lstm_p|conf/ta_lstm_p.yaml|tlstm_ted_e22|"
-  "ta_mpnet_p|conf/ta_mpnet_p.yaml|mpnet|"  # the accurate tier with pauses (its stage one: mpnet)
-  "ta_lstm|conf/ta_lstm.yaml|tlstm_ted_e22|"
-  "tlstm_p_e22|conf/tlstm_p.yaml||"
-  "pause|conf/che_pause.yaml||"
-)
-# stage 7: the joint decision of Che et al., lexical experiment|acoustic experiment
-joint_systems="default|pause"
-# stage 7: the sets with pause features the acoustic systems are scored on
-acoustic_test_sets="e21_kaldi_libri e21_kaldi_rev"
-# shellcheck disable=SC1091
-. local/acoustic.sh
 
 prepare_data() {
   local corpus_dir=$1 out=$2 force=$3
@@ -57,7 +25,7 @@ prepare_data() {
 
 # stage 5: the reference marks onto the Kaldi hypotheses
 corpus_transfer() {
-  local data=$1 set force_opt=()
+  local data=$1 force=$3 set force_opt=()
   [ "$force" = true ] && force_opt=(--force)
   for set in $hyp_sets; do
     log "stage 5: punctuation transfer: $data/e21_ref -> $data/$set/labels"
@@ -67,12 +35,9 @@ corpus_transfer() {
   done
 }
 
-# stage 9: every Earnings-21 condition is scored against the reference words
-corpus_score_ref() { echo "$1/e21_ref"; }
-
 # stage 9: the engines' own punctuation, scored like punct's output
 corpus_score_others() {
-  local data=$1 exp=$2 e out
+  local data=$1 exp=$2 force=$3 e out
   for e in $engines; do
     out=$exp/$e/decode_e21_$e
     mkdir -p "$out"
@@ -102,7 +67,7 @@ corpus_score_others() {
 # stage 4: per-word pause features from the word times (speaker changes from word_speakers);
 # Earnings has no audio, so no pitch or energy (PPE runs on LJ Speech in stage 7)
 corpus_features() {
-  local data=$1 set force_opt=()
+  local data=$1 force=$4 set force_opt=()
   [ "$force" = true ] && force_opt=(--force)
   for set in e22_train e22_dev $hyp_sets; do
     log "stage 4: pause features: $data/$set/word_times -> $data/$set/pause.{ark,scp,names}"
@@ -112,44 +77,14 @@ corpus_features() {
   log "stage 4: pitch and energy: the Earnings corpora come without audio; nothing to do"
 }
 
-# stage 7: the acoustic and fusion models (recipes/earnings/README.md lists them and their cost)
-corpus_train_acoustic() {
-  local data=$1 exp=$2 spec name config stage1 dir set lex ac tag st
-  for spec in "${acoustic_experiments[@]}"; do
-    IFS='|' read -r name config stage1 extra <<< "$spec"
-    dir=$(exp_dir "$name")
-    if [ -n "$stage1" ]; then
-      [ -f "$(exp_dir "$stage1")/best.pt" ] || die "stage 7: $name builds on $(exp_dir "$stage1")/best.pt: run stage 6 first"
-      # shellcheck disable=SC2086
-      acoustic_train "$name" "$config" "$data/e22_train" "$data/$valid_set" "$dir" \
-        "init_from=$(exp_dir "$stage1")/best.pt" $extra
-    else
-      # shellcheck disable=SC2086
-      acoustic_train "$name" "$config" "$data/e22_train" "$data/$valid_set" "$dir" $extra
-    fi
-    for set in $acoustic_test_sets; do
-      acoustic_decode "$dir" "$data" "$set" "$(corpus_score_ref "$data" "$set")"
-    done
-  done
-  for spec in $joint_systems; do
-    IFS='|' read -r lex ac <<< "$spec"
-    selected "$ac" || continue  # run.sh --models: a joint system goes with its acoustic model
-    tag=${lex}_${ac}
-    joint_tune "$(exp_dir "$lex")/best.pt" "$(exp_dir "$ac")/best.pt" "$data/$valid_set" "$data/e22_train" \
-      "$(exp_dir "joint_$tag")"
-    for set in $acoustic_test_sets; do
-      for st in 1 2; do
-        joint_system "$st" "$(exp_dir "$lex")/best.pt" "$(exp_dir "$ac")/best.pt" "$(exp_dir "joint_$tag")/joint.yaml" \
-          "$(exp_dir "joint${st}_$tag")" "$data" "$set" "$(corpus_score_ref "$data" "$set")"
-      done
-    done
-  done
-  # PPE needs pitch and energy, so audio: it runs on LJ Speech when its stages 1-5 are done
+# stage 7, experiment ppe: PPE needs pitch and energy, so audio: Pause and PPE on LJ Speech
+# (local/acoustic.sh) when its stages 1-5 are done, with the joint decision of LEXICAL (the
+# default's best.pt) and PPE; RUNCMD goes into the run.cmd of each
+corpus_ppe() {
+  local data=$1 exp=$2 force=$3 cmd=$4 lexical=$5
   local lj=${data%/*}/ljspeech
-  if ! selected ppe; then
-    log "stage 7: PPE on LJ Speech: not among --models; skipping"
-  elif [ -f "$lj/train/prosody.done" ] && [ -f "$lj/dev/prosody.done" ] && [ -f "$lj/test/prosody.done" ]; then
-    acoustic_ljspeech "$lj" "${exp%/*}/ljspeech" "$(exp_dir "${joint_systems%%|*}")/best.pt"
+  if [ -f "$lj/train/prosody.done" ] && [ -f "$lj/dev/prosody.done" ] && [ -f "$lj/test/prosody.done" ]; then
+    ljspeech_prosody "$lj" "${exp%/*}/ljspeech" "$cmd" "$force" "$lexical"
   else
     log "stage 7: PPE (pause, pitch, energy) needs audio; Earnings has none and $lj has no prosody features:" \
       "run ./run.sh --corpus ljspeech --stop-stage 5 (same --data-root), then this stage again"

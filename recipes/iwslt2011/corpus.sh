@@ -1,18 +1,8 @@
 # IWSLT2011 TED punctuation benchmark (test2011, dev2012) with TED talks as training
 # text. Two training sets: train_2m matches the paper's 2.1M-word train2012 budget
-# (Tilk and Alumäe 2016), train is all of ted/talks (about 4.8M words).
+# (Tilk and Alumäe 2016), train is all of ted/talks (about 4.8M words). Its sets and
+# experiments (every lexical model of the papers): experiments.yaml.
 # shellcheck shell=bash
-train_sets="train_2m train train_2m_sl"
-valid_set="dev2012"
-test_sets="test2011"
-# the set the papers report on: its rows stand beside their numbers, with the targets table
-# of RESULTS.md (punct.bin.results)
-paper_targets="test2011"
-# name|config|train set|config overrides
-experiments=(
-  "tbrnn_2m|conf/tbrnn.yaml|train_2m|"
-  "tbrnn_all|conf/tbrnn.yaml|train|"
-)
 prepare_data() {
   local corpus_dir=$1 out=$2 force=$3
   python recipes/iwslt2011/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" \
@@ -30,4 +20,3 @@ prepare_data() {
     --train-words 2100000 --sentence-length "$out/dev2012" --exclude-talks "$out/ted_heldout" --train-name train_2m_sl \
     --force "$force"
 }
-. "$(dirname "${BASH_SOURCE[0]}")/models.sh"  # every lexical model of the papers: more entries of experiments

@@ -5,68 +5,9 @@
 # (ted_148k, the first talks of train_2m), validates both on TED talks held out from train_2m
 # (ted_heldout, which favours the ted/ model if anything) and tests both on test2011 and on
 # dev2012's other half (dev2012_b, 147K words of IWSLT text the first model has not seen).
-# Two seeds each. The same T-BRNN on twice as many words of ted/ (ted_296k) tells how many words
-# of ted/ text one word of IWSLT's is worth, and on 148K words of the ted/ talks whose sentences
-# are as long as dev2012's (ted_sl_148k) whether the sentence ends make the difference.
-# Results: recipes/iwslt2011_text/results_notes.md.
+# Two seeds each. Results: recipes/iwslt2011_text/results_notes.md.
+# Its sets and experiments: experiments.yaml.
 # shellcheck shell=bash
-train_sets="iwslt_148k ted_148k ted_148k_b ted_148k_c ted_296k ted_sl_148k ted_148k_new"
-valid_set="ted_heldout"
-test_sets="test2011 dev2012_b"
-# the settings of the best 2.1M-word T-BRNN (tbrnn_2m_s50_b32_f1 in recipes/iwslt2011/models.sh);
-# 148K words overfit within a few epochs, so patience ends the runs
-tbrnn_text_args="slice_length=50 batch_size=32 select_by=f1 decode_window=200 max_epochs=15 patience=4 threads=1"
-# warm starts (init_from) from recipes/iwslt2011's models, with their settings and a constant rate
-# a fifth of each config's; max_epochs counts the source run's epochs too (9 and 4), so 3 more.
-# select_by last: the model of the third epoch, whatever ted_heldout says (it would keep the
-# start for the IWSLT runs: text of another kind than its own); the _src runs train no epoch, so
-# their best.pt is the start, scored on this recipe's test sets
-src=$exp_root/iwslt2011
-drnn_src_args="init_from=$src/drnn_lwma_pre_2m_lin_drop1/best.pt model_args.dropout=0.1 average_best=0 threads=2"
-drnn_ft_args="$drnn_src_args lr_schedule=constant lr=0.0002 select_by=last max_epochs=12"
-tbrnn_src_args="init_from=$src/tbrnn_2m_s50_b32_f1_avg/best.pt slice_length=50 batch_size=32 decode_window=200 threads=2"
-tbrnn_ft_args="$tbrnn_src_args lr=0.004 select_by=last max_epochs=7"
-# name|config|train set|config overrides
-experiments=(
-  "tbrnn_iwslt_s1|conf/tbrnn.yaml|iwslt_148k|$tbrnn_text_args seed=1"
-  "tbrnn_ted_s1|conf/tbrnn.yaml|ted_148k|$tbrnn_text_args seed=1"
-  "tbrnn_iwslt_s2|conf/tbrnn.yaml|iwslt_148k|$tbrnn_text_args seed=2"
-  "tbrnn_ted_s2|conf/tbrnn.yaml|ted_148k|$tbrnn_text_args seed=2"
-  "tbrnn_ted2x_s1|conf/tbrnn.yaml|ted_296k|$tbrnn_text_args seed=1"
-  "tbrnn_ted2x_s2|conf/tbrnn.yaml|ted_296k|$tbrnn_text_args seed=2"
-  "tbrnn_tedsl_s1|conf/tbrnn.yaml|ted_sl_148k|$tbrnn_text_args seed=1"
-  "tbrnn_tedsl_s2|conf/tbrnn.yaml|ted_sl_148k|$tbrnn_text_args seed=2"
-  # which 148K words of ted/ moves a model as much as the seed does: the next talks, twice
-  "tbrnn_ted_b_s1|conf/tbrnn.yaml|ted_148k_b|$tbrnn_text_args seed=1"
-  "tbrnn_ted_c_s1|conf/tbrnn.yaml|ted_148k_c|$tbrnn_text_args seed=1"
-)
-# Is the text also what holds Kim's model below its paper? recipes/iwslt2011's DRNN-LWMA-pre (2.1M
-# words of ted/) trained on for 3 more epochs at a fifth of its starting rate, once on IWSLT's 148K
-# words and once on as many words of ted/ that it has not seen (ted_148k_new); _src is the model
-# it starts from. The T-BRNN of that recipe the same way, to compare. They are left out while
-# the models they start from are missing: ./run.sh --corpus iwslt2011 --models
-# 'drnn_lwma_pre_2m_lin_drop1 tbrnn_2m_s50_b32_f1_avg' --stage 1 --stop-stage 6 trains them
-# (about 3 h 10 min on both cores).
-warm_starts() {  # warm_starts SOURCE_CHECKPOINT NAME... : say so when the source is missing
-  local from=$1; shift
-  [ -f "$from" ] && return 0
-  log "corpus iwslt2011_text: $* left out: they train on from $from, which is not there yet"
-  return 1
-}
-if warm_starts "$src/drnn_lwma_pre_2m_lin_drop1/best.pt" drnn_lwma_pre_src drnn_lwma_pre_ft_iwslt drnn_lwma_pre_ft_ted; then
-  experiments+=(
-    "drnn_lwma_pre_src|conf/drnn_lwma_pre.yaml|iwslt_148k|$drnn_src_args select_by=f1 max_epochs=9"
-    "drnn_lwma_pre_ft_iwslt|conf/drnn_lwma_pre.yaml|iwslt_148k|$drnn_ft_args"
-    "drnn_lwma_pre_ft_ted|conf/drnn_lwma_pre.yaml|ted_148k_new|$drnn_ft_args"
-  )
-fi
-if warm_starts "$src/tbrnn_2m_s50_b32_f1_avg/best.pt" tbrnn_src tbrnn_ft_iwslt tbrnn_ft_ted; then
-  experiments+=(
-    "tbrnn_src|conf/tbrnn.yaml|iwslt_148k|$tbrnn_src_args select_by=f1 max_epochs=4"
-    "tbrnn_ft_iwslt|conf/tbrnn.yaml|iwslt_148k|$tbrnn_ft_args"
-    "tbrnn_ft_ted|conf/tbrnn.yaml|ted_148k_new|$tbrnn_ft_args"
-  )
-fi
 # the words of ted/ that train_2m and ted_heldout take together (both whole talks, in file-name order)
 heldout_end() {
   python -c 'import json, sys; s = json.load(open(sys.argv[1])); print(s["words_skipped"] + s["words"])' \

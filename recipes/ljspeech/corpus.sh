@@ -4,15 +4,9 @@
 # references (pocketsphinx); stage 3 decodes the audio (pocketsphinx en-us) into
 # <set>_hyp; stage 4 computes pause, pitch and energy features of every set;
 # stage 5 carries the reference marks onto the hypotheses (<set>_hyp/labels).
-# The data is ready for the prosodic models; no lexical model is trained on
-# 3,000 words of one book (experiments is empty, stages 6-10 have nothing to do).
+# The prosodic models train on them in recipes/earnings's stage 7 (experiments.yaml).
 # See recipes/ljspeech/README.md.
 # shellcheck shell=bash
-train_sets="train"
-valid_set="dev"
-test_sets="test"
-# name|config|train set|config overrides
-experiments=()
 has_audio=true
 audio_sets="train dev test"
 hyp_sets="train_hyp dev_hyp test_hyp"
@@ -24,10 +18,10 @@ prepare_data() {
   python recipes/ljspeech/prepare.py --corpus-dir "$corpus_dir" --out-dir "$out" --force "$force"
 }
 # shellcheck disable=SC2086
-corpus_align() { audio_align "$1" "$2" $audio_sets; }
+corpus_align() { audio_align "$@" $audio_sets; }
 # shellcheck disable=SC2086
-corpus_asr_decode() { audio_decode "$1" "$2" $audio_sets; }
+corpus_asr_decode() { audio_decode "$@" $audio_sets; }
 # shellcheck disable=SC2086
-corpus_features() { audio_features "$1" "$2" $audio_sets; }
+corpus_features() { audio_features "$@" $audio_sets; }
 # shellcheck disable=SC2086
-corpus_transfer() { audio_transfer "$1" $audio_sets; }
+corpus_transfer() { audio_transfer "$@" $audio_sets; }

@@ -1,0 +1,140 @@
+"""What run.sh's stages read of recipes/<corpus>/experiments.yaml (punct.experiments).
+
+Usage: python -m punct.bin.experiments sets --corpus C
+       python -m punct.bin.experiments list --corpus C --stage N [--models 'A B'] [--data-root data]
+                                          [--exp-root exp] [--exp-tag T]
+
+``sets`` prints one line of shell assignments: train_sets, valid_set, test_sets,
+reference_set (empty: each set is scored against itself) and names (every experiment).
+``list`` prints one line of shell assignments per experiment of stage N (6, 7, 8 or 9) that
+--models selects, with every path resolved: name, kind (train, ensemble, joint, hook), dir,
+config, train, valid, needs (the files that must exist first: a warm start's or a member's
+best.pt), args (the trainer's overrides in stages 6 and 7, the decoder's model options in
+stage 8), inputs (more files a decode is redone after), tests (stage 7: the sets it decodes)
+and, for joint decisions and hooks, lexical, acoustic, systems and hook. run.sh evaluates each
+line; the values are shell-quoted.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from punct.bin.common import ArgumentParser, add_common, run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = ArgumentParser(prog="punct.bin.experiments", description=__doc__.split("\n\n")[0])
+    p.add_argument("what", choices=("sets", "list"), help="the corpus's sets, or the experiments of a stage")
+    p.add_argument("--corpus", required=True, help="a folder of recipes/")
+    p.add_argument("--recipes", default=None, help="the recipes folder (default: the repository's)")
+    p.add_argument("--stage", type=int, choices=(6, 7, 8, 9), help="the stage whose experiments to list")
+    p.add_argument("--models", default="", help="only these experiments (names separated by spaces or commas)")
+    p.add_argument("--data-root", default="data", help="where data directories are (default: data)")
+    p.add_argument("--exp-root", default="exp", help="where experiment directories are (default: exp)")
+    p.add_argument("--exp-tag", default="", help="suffix of experiment directories (run.sh --exp-tag)")
+    add_common(p)
+    return p
+
+
+def _assign(**values: str | list[str]) -> str:
+    """``k=v`` and ``k=(a b)`` assignments for bash's eval, every value quoted."""
+    out = []
+    for k, v in values.items():
+        if isinstance(v, list):
+            out.append(f"{k}=(" + " ".join(shlex.quote(x) for x in v) + ")")
+        else:
+            out.append(f"{k}={shlex.quote(v)}")
+    return " ".join(out)
+
+
+def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root: str, exp_tag: str = "") -> list[str]:
+    """The lines ``list`` prints (see the module's help)."""
+    data, exp = f"{data_root}/{recipe.corpus}", f"{exp_root}/{recipe.corpus}"
+    tag = f"_{exp_tag}" if exp_tag else ""
+
+    def best(name: str) -> str:  # a warm start's or member's model: the directory as named, no tag
+        return f"{exp_root}/{name}/best.pt" if "/" in name else f"{exp}/{name}/best.pt"
+
+    lines = []
+    own = 7 if stage == 7 else 6
+    for e in recipe.selected(models):
+        if e.stage != own:
+            continue
+        v: dict[str, str | list[str]] = {"name": e.name, "kind": e.kind, "dir": f"{exp}/{e.name}{tag}", "config": "",
+                                         "train": "", "valid": "", "needs": [], "args": [], "inputs": [], "tests": []}
+        if e.kind == "train":
+            v.update(config=e.config or "", train=f"{data}/{e.train}", valid=f"{data}/{e.valid}",
+                     tests=list(e.test))
+            if stage in (6, 7):
+                args = e.override_words()
+                if e.warm_start:
+                    src = best(e.warm_start)
+                    if e.warm_start_missing == "skip" and not Path(src).is_file():
+                        print(f"{recipe.path}: {e.name} left out: it trains on from {src}, which is not there yet",
+                              file=sys.stderr)
+                        continue
+                    v["needs"] = [src]
+                    args = [f"init_from={src}"] + args
+                v["args"] = args
+            else:
+                v.update(needs=[f"{v['dir']}/best.pt"], args=["--model", f"{v['dir']}/best.pt"])
+        elif e.kind == "ensemble":
+            members = [best(m) for m in e.members]
+            v.update(needs=members, valid=f"{data}/{recipe.sets.valid}")
+            if stage == 8:
+                args = [x for m in members for x in ("--model", m)]
+                for opt, value in (("weights", e.weights), ("bias", e.bias)):
+                    if value == "tune":
+                        args += [f"--tune-{opt}-on", f"{data}/{recipe.sets.valid}"]
+                    elif value is not None:
+                        args += [f"--{opt}"] + [str(int(x)) if x.is_integer() else repr(x) for x in value]
+                if "tune" in (e.weights, e.bias):
+                    args += ["--tuned-weights", f"{v['dir']}/tuned_weights.json"]
+                    v["inputs"] = [f"{data}/{recipe.sets.valid}/text", f"{data}/{recipe.sets.valid}/labels"]
+                v["args"] = args
+            else:
+                v["args"] = list(e.members)
+        elif e.kind == "joint":
+            pair = f"{e.lexical}_{e.acoustic}{tag}"
+            v.update(dir=f"{exp}/joint_{pair}", needs=[f"{exp}/{e.lexical}{tag}/best.pt", f"{exp}/{e.acoustic}{tag}/best.pt"],
+                     valid=f"{data}/{recipe.sets.valid}", train=f"{data}/{recipe.get(e.acoustic).train}",
+                     tests=list(e.test))
+            v.update(lexical=e.lexical, acoustic=e.acoustic, systems=[f"{exp}/joint1_{pair}", f"{exp}/joint2_{pair}"])
+        else:
+            v.update(hook=e.hook or "", needs=[f"{exp}/{n}{tag}/best.pt" for n in e.needs])
+        lines.append(_assign(**v))
+    return lines
+
+
+def _main(args: argparse.Namespace) -> int:
+    from punct.errors import PunctError
+    from punct.experiments import load_corpus, recipe_path
+
+    recipes = Path(args.recipes) if args.recipes else None
+    recipe = load_corpus(args.corpus, recipes)
+    if recipe is None:
+        raise PunctError("no experiments file (every corpus declares its sets and experiments there)",
+                         recipe_path(args.corpus, recipes))
+    models = args.models.replace(",", " ").split()
+    recipe.selected(models)  # an unknown name is an error in every stage
+    if args.what == "sets":
+        s = recipe.sets
+        print(_assign(train_sets=" ".join(s.train), valid_set=s.valid, test_sets=" ".join(s.test),
+                      reference_set=s.reference or "", names=list(recipe.names)))
+        return 0
+    if args.stage is None:
+        raise PunctError("list needs --stage 6, 7, 8 or 9")
+    for line in stage_lines(recipe, args.stage, models, args.data_root, args.exp_root, args.exp_tag):
+        print(line)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(_main, args, "punct.bin.experiments")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
