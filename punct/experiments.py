@@ -233,10 +233,10 @@ def _entry(c: _Checker, name: str, spec: Any, sets: Sets, done: dict[str, Experi
     for k in spec:
         if k not in _KIND_KEYS[kind] | {"stage", "note"}:
             raise c.fail(at + (k,), f"not a key of a{'n' if kind == 'ensemble' else ''} {kind} entry")
-    stage = spec.get("stage", 6 if kind in ("train", "ensemble") else 7)
-    if stage not in (6, 7) or (kind == "ensemble" and stage != 6) or (kind in ("joint", "hook") and stage != 7):
-        raise c.fail(at + ("stage",), f"a {kind} entry belongs to stage {'6' if kind == 'ensemble' else '7'}"
-                     + (" or 7" if kind == "train" else "") + f", found {stage!r}")
+    allowed = {"train": (6, 7), "ensemble": (6,), "joint": (7,), "hook": (7,)}[kind]
+    stage = spec.get("stage", allowed[0])
+    if stage not in allowed:
+        raise c.fail(at + ("stage",), f"a {kind} entry belongs to stage {' or '.join(map(str, allowed))}, found {stage!r}")
 
     def earlier(ref: str, key: str, what: str) -> Experiment:
         if ref == name:

@@ -85,9 +85,8 @@ def test_quick_recipe_end_to_end(tmp_path, tiny_earnings21):
     corpus = tmp_path / "corpus"
     make_corpus(corpus)
     tiny_earnings21(corpus)
-    env = dict(os.environ, quick_train_words="3000", quick_dev_words="500", quick_epochs="2", quick_lj_clips="2",
-               OMP_NUM_THREADS="1")
-    args = ["bash", "run.sh", "--corpus-dir", str(corpus), "--data-root", str(tmp_path / "data"),
+    env = dict(os.environ, quick_train_words="3000", quick_dev_words="500", quick_lj_clips="2", OMP_NUM_THREADS="1")
+    args = ["bash", "run.sh", "--corpus-dir", str(corpus), "--data-root", str(tmp_path / "data"), "--train-overrides", "max_epochs=2",
             "--exp-root", str(tmp_path / "exp"), "--results", str(tmp_path / "RESULTS.md"), "--nj", "2"]
     r = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]

@@ -24,7 +24,7 @@ def test_help_lists_stages(repo_root):
         (["--force", "maybe"], "takes true or false"),
         (["--stage"], "needs a value"),
         (["--stage=3"], "write options as"),
-        (["--corpus", "nosuch"], "unknown corpus 'nosuch'"),
+        (["--corpus", "nosuch"], "unknown corpus 'nosuch' (no recipes/nosuch/experiments.yaml)"),
         (["--corpus-dir", "/nonexistent/x"], "corpus directory '/nonexistent/x' not found"),
         (["--nj", "0"], "--nj must be an integer from 1 to 9999"),
         (["--train-nproc", "two"], "--train-nproc must be an integer from 1 to 9999"),
@@ -34,9 +34,9 @@ def test_help_lists_stages(repo_root):
         (["extra"], "unexpected argument 'extra'"),
         (["--corpus", "iwslt2011", "--models", "tbrnn_2m nosuch", "--corpus-dir", "."], "has no experiment 'nosuch' (it has: tbrnn_2m tbrnn_all"),
         # (--corpus-dir "." exists wherever the clone is, so these reach the --models check;
-        # stage 7's acoustic experiments and the LJ Speech prosody models are names too)
+        # stage 7's acoustic experiments, joint decisions and hooks are names too)
         (["--corpus", "earnings", "--models", "pause nosuch", "--corpus-dir", "."], "tlstm_ted_e22 mpnet ta_brnn_p ta_brnn ta_lstm_p"),
-        (["--corpus", "earnings", "--models", "nosuch", "--corpus-dir", "."], "tlstm_p_e22 pause ppe)"),
+        (["--corpus", "earnings", "--models", "nosuch", "--corpus-dir", "."], "tlstm_p_e22 pause joint_default_pause ppe)"),
     ],
 )
 def test_bad_options_fail_with_one_line(repo_root, args, message):
@@ -131,8 +131,10 @@ needs_venv = pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / ".ven
 
 def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_stage=None):
     """A recipe folder that links the repository's frame and environment, with corpus
-    'fake' of the given experiment lines and a $train_cmd and $decode_cmd that only record
-    their command; run.sh runs STAGE alone."""
+    'fake' whose experiments.yaml has the given experiments (a mapping), and a $train_cmd and
+    $decode_cmd that only record their command; run.sh runs STAGE alone."""
+    import yaml
+
     for name in ("run.sh", "local", "path.sh", ".venv", "conf", "punct", "requirements.txt", "requirements-test.txt",
                  "pyproject.toml"):
         if not (tmp_path / name).is_symlink():  # (a second run in the same folder)
@@ -146,9 +148,9 @@ def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_s
                     'while [ $# -gt 0 ]; do case $1 in --out|--exp) out=$2;; esac; shift; done; mkdir -p "$out"\n')
     fake.chmod(0o755)
     (tmp_path / "recipes" / "fake").mkdir(parents=True, exist_ok=True)
-    lines = " ".join(f'"{e}"' for e in experiments)
-    (tmp_path / "recipes" / "fake" / "corpus.sh").write_text(
-        f"train_sets=train\nvalid_set=dev\ntest_sets=test\nexperiments=({lines})\nprepare_data() {{ :; }}\n")
+    (tmp_path / "recipes" / "fake" / "experiments.yaml").write_text(yaml.safe_dump(
+        {"sets": {"train": ["train"], "valid": "dev", "test": ["test"]}, "experiments": experiments}, sort_keys=False))
+    (tmp_path / "recipes" / "fake" / "corpus.sh").write_text("prepare_data() { :; }\n")
     (tmp_path / "exp" / "fake" / "a").mkdir(parents=True, exist_ok=True)
     (tmp_path / "exp" / "fake" / "a" / "best.pt").write_text("")
     return subprocess.run(["bash", "run.sh", "--corpus", "fake", "--corpus-dir", ".", *options, "--stage", stage,
@@ -156,15 +158,20 @@ def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_s
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
 
 
+#: a trained experiment of the fake corpus (exp/fake/a/best.pt is there)
+A = {"a": {"config": "conf/tbrnn.yaml", "train": "train"}}
+
+
 @needs_venv
 def test_ensemble_options_become_decode_options(repo_root, tmp_path):
-    """name|ensemble|A+B|weights=... bias=...: space-separated options of stage 8's decode;
-    a tuned weight or bias is kept in the experiment's tuned_weights.json."""
-    r = _fake_recipe(repo_root, tmp_path, ["e|ensemble|a+a|weights=2,1.5 bias=0.1,0.2,-0.3", "t|ensemble|a+a|weights=tune bias=tune",
-                                           "b|ensemble|a|bias=tune"])
+    """An ensemble's weights and bias (numbers, or tune) are stage 8's decode options; a tuned
+    weight or bias is kept in the experiment's tuned_weights.json."""
+    r = _fake_recipe(repo_root, tmp_path, {**A, "e": {"ensemble": ["a", "a"], "weights": [2, 1.5], "bias": [0.1, 0.2, -0.3]},
+                                           "t": {"ensemble": ["a", "a"], "weights": "tune", "bias": "tune"},
+                                           "b": {"ensemble": ["a"], "bias": "tune"}})
     assert r.returncode == 0, r.stderr[-2000:]
     calls = (tmp_path / "calls.txt").read_text().splitlines()
-    assert calls == [
+    assert calls[1:] == [
         "python -m punct.bin.decode --model exp/fake/a/best.pt --model exp/fake/a/best.pt --weights 2 1.5 --bias 0.1 0.2 -0.3 "
         "--data data/fake/test --out exp/fake/e/decode_test --no-score --threads 1",
         "python -m punct.bin.decode --model exp/fake/a/best.pt --model exp/fake/a/best.pt --tune-weights-on data/fake/dev "
@@ -173,33 +180,40 @@ def test_ensemble_options_become_decode_options(repo_root, tmp_path):
         "python -m punct.bin.decode --model exp/fake/a/best.pt --tune-bias-on data/fake/dev "
         "--tuned-weights exp/fake/b/tuned_weights.json --data data/fake/test --out exp/fake/b/decode_test --no-score --threads 1",
     ]
+    assert calls[0] == ("python -m punct.bin.decode --model exp/fake/a/best.pt --data data/fake/test "
+                        "--out exp/fake/a/decode_test --no-score --threads 1")
 
 
 @needs_venv
-@pytest.mark.parametrize("option, message", [
-    ("weights=tune bias=high", "ensemble e: bias=high is not three numbers COMMA,PERIOD,QUESTION"),
-    ("bias=0.1,0.2", "ensemble e: bias=0.1,0.2 is not three numbers"),
-    ("weights=1,x", "ensemble e: weights=1,x is not a list of numbers"),
-    ("weights=tune bias", "ensemble e: unknown option 'bias' (weights=W1,W2,... or weights=tune;"),
+@pytest.mark.parametrize("entry, message", [
+    ({"ensemble": ["a"], "weights": "tune", "bias": "high"}, "experiments.e.bias: expected 'tune' or a list of numbers"),
+    ({"ensemble": ["a"], "bias": [0.1, 0.2]}, "experiments.e.bias: expected 3 numbers, found 2"),
+    ({"ensemble": ["a"], "weights": [1, "x"]}, "experiments.e.weights: expected 'tune' or a list of numbers"),
+    ({"ensemble": ["a"], "weight": "tune"}, "experiments.e.weight: unknown key"),
 ])
-def test_bad_ensemble_option_is_a_one_line_error(repo_root, tmp_path, option, message):
-    r = _fake_recipe(repo_root, tmp_path, [f"e|ensemble|a|{option}"])
+def test_bad_ensemble_option_is_a_one_line_error(repo_root, tmp_path, entry, message):
+    r = _fake_recipe(repo_root, tmp_path, {**A, "e": entry})
     assert r.returncode != 0 and not (tmp_path / "calls.txt").exists()
     assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "recipes/fake/experiments.yaml:" in r.stderr
 
 
 @needs_venv
 def test_warm_start_names_the_experiment_it_trains_on_from(repo_root, tmp_path):
-    """init_from=@NAME in an experiment line is NAME's best.pt; a missing one is a one-line error."""
-    r = _fake_recipe(repo_root, tmp_path, ["w|conf/tbrnn.yaml|train|init_from=@a lr=0.1"], stage="6")
+    """warm_start: NAME is NAME's best.pt (init_from); a missing one is a one-line error when
+    stage 6 reaches the experiment, after NAME's own training."""
+    r = _fake_recipe(repo_root, tmp_path, {**A, "w": {"config": "conf/tbrnn.yaml", "train": "train", "warm_start": "a",
+                                                      "overrides": {"lr": 0.1}}}, stage="6")
     assert r.returncode == 0, r.stderr[-2000:]
     calls = (tmp_path / "calls.txt").read_text().splitlines()
-    assert calls == ["python -m punct.bin.train --config conf/tbrnn.yaml --train data/fake/train --valid data/fake/dev "
-                     "--exp exp/fake/w init_from=exp/fake/a/best.pt lr=0.1"]
+    assert calls[-1] == ("python -m punct.bin.train --config conf/tbrnn.yaml --train data/fake/train --valid data/fake/dev "
+                         "--exp exp/fake/w init_from=exp/fake/a/best.pt lr=0.1")
     (tmp_path / "2").mkdir()
-    r = _fake_recipe(repo_root, tmp_path / "2", ["w|conf/tbrnn.yaml|train|init_from=@none"], stage="6")
+    r = _fake_recipe(repo_root, tmp_path / "2", {"n": {"config": "conf/tbrnn.yaml", "train": "train"},
+                                                 "w": {"config": "conf/tbrnn.yaml", "train": "train", "warm_start": "n"}},
+                     stage="6", options=("--models", "w"))
     assert r.returncode != 0 and not (tmp_path / "2" / "calls.txt").exists()
-    assert "stage 6: w trains on from exp/fake/none/best.pt: not found (train none first)" in r.stderr
+    assert "stage 6: w needs exp/fake/n/best.pt: not found (train n first)" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
@@ -207,27 +221,45 @@ def test_warm_start_names_the_experiment_it_trains_on_from(repo_root, tmp_path):
 def test_decode_sets_choose_what_stages_8_and_9_decode(repo_root, tmp_path):
     """--decode-sets decodes other prepared sets (the validation set, whole) instead of the corpus's
     test sets, and goes into run.cmd; a set that is not prepared, or not decoded, is a one-line error."""
-    r = _fake_recipe(repo_root, tmp_path, ["a|conf/tbrnn.yaml|train|"], options=("--decode-sets", "dev"))
+    r = _fake_recipe(repo_root, tmp_path, A, options=("--decode-sets", "dev"))
     assert r.returncode == 0, r.stderr[-2000:]
     calls = (tmp_path / "calls.txt").read_text().splitlines()
     assert calls == ["python -m punct.bin.decode --model exp/fake/a/best.pt --data data/fake/dev "
                      "--out exp/fake/a/decode_dev --no-score --threads 1"]
     (tmp_path / "2").mkdir()
-    r = _fake_recipe(repo_root, tmp_path / "2", ["a|conf/tbrnn.yaml|train|"], stage="6", options=("--decode-sets", "dev test"))
+    r = _fake_recipe(repo_root, tmp_path / "2", A, stage="6", options=("--decode-sets", "dev test"))
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "2" / "exp" / "fake" / "a" / "run.cmd").read_text() == \
         "./run.sh --corpus fake --corpus-dir . --models a --decode-sets 'dev test' --stage 6 --stop-stage 9\n"
     (tmp_path / "3").mkdir()
-    r = _fake_recipe(repo_root, tmp_path / "3", ["a|conf/tbrnn.yaml|train|"], options=("--decode-sets", "nosuch"))
+    r = _fake_recipe(repo_root, tmp_path / "3", A, options=("--decode-sets", "nosuch"))
     assert r.returncode != 0 and not (tmp_path / "3" / "calls.txt").exists()
     assert ("stage 8: data/fake/nosuch/text not found: nosuch is not a prepared set of fake (run stage 1; "
             "its sets: train dev test)") in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    r = _fake_recipe(repo_root, tmp_path / "3", ["a|conf/tbrnn.yaml|train|"], stage="9", options=("--decode-sets", "dev"))
+    r = _fake_recipe(repo_root, tmp_path / "3", A, stage="9", options=("--decode-sets", "dev"))
     assert r.returncode != 0
     assert "stage 9: exp/fake/a/decode_dev/.done not found: a has not been decoded on dev (run stage 8)" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
-    r = _fake_recipe(repo_root, tmp_path / "3", ["a|conf/tbrnn.yaml|train|"], options=("--decode-sets", "dev  test"))
+    r = _fake_recipe(repo_root, tmp_path / "3", A, options=("--decode-sets", "dev  test"))
     assert r.returncode != 0 and "--decode-sets 'dev  test': expected set names separated by single spaces" in r.stderr
+
+
+@needs_venv
+def test_stage_7_trains_decodes_and_scores_with_the_steps_of_stages_6_8_and_9(repo_root, tmp_path):
+    """A stage 7 entry trains (its warm start a stage 6 model), then decodes and scores its own
+    test sets; --models selects it and leaves the stage 6 entries out."""
+    r = _fake_recipe(repo_root, tmp_path, {**A, "p": {"stage": 7, "config": "conf/ta_brnn_p.yaml", "train": "train",
+                                                      "warm_start": "a", "test": ["test"]}},
+                     stage="7", options=("--models", "p"))
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls == ["python -m punct.bin.train --config conf/ta_brnn_p.yaml --train data/fake/train --valid data/fake/dev "
+                     "--exp exp/fake/p init_from=exp/fake/a/best.pt",
+                     "python -m punct.bin.decode --model exp/fake/p/best.pt --data data/fake/test --out exp/fake/p/decode_test "
+                     "--no-score --threads 1"]
+    # the fake commands write no model or decode: scoring it is what fails, with its one line
+    assert r.returncode != 0 and "scoring exp/fake/p/decode_test failed" in r.stderr.splitlines()[-1]
+    assert (tmp_path / "exp" / "fake" / "p" / "run.cmd").read_text() == \
+        "./run.sh --corpus fake --corpus-dir . --models p --stage 7 --stop-stage 7\n"
 
 
 def test_setup_env_never_installs_through_a_linked_venv(repo_root, tmp_path):

@@ -63,7 +63,8 @@ def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root:
         if e.stage != own:
             continue
         v: dict[str, str | list[str]] = {"name": e.name, "kind": e.kind, "dir": f"{exp}/{e.name}{tag}", "config": "",
-                                         "train": "", "valid": "", "needs": [], "args": [], "inputs": [], "tests": []}
+                                         "train": "", "valid": "", "needs": [], "args": [], "inputs": [], "tests": [],
+                                         "lexical": "", "acoustic": "", "systems": [], "hook": ""}
         if e.kind == "train":
             v.update(config=e.config or "", train=f"{data}/{e.train}", valid=f"{data}/{e.valid}",
                      tests=list(e.test))

@@ -507,8 +507,9 @@ def test_validation_set_rows_get_their_own_table(tmp_path):
 
 
 def test_corpus_sets_read_from_the_recipe(tmp_path):
+    """The sets come from the corpus's experiments.yaml, the file run.sh's stages read."""
     (tmp_path / "c").mkdir()
-    (tmp_path / "c" / "corpus.sh").write_text('train_sets="a b"\nvalid_set="dev"\ntest_sets="t1 t2"\n')
+    (tmp_path / "c" / "experiments.yaml").write_text("sets: {train: [a, b], valid: dev, test: [t1, t2]}\nexperiments: {}\n")
     assert results.corpus_sets("c", tmp_path) == ("dev", ("t1", "t2"))
     assert results.corpus_sets("none", tmp_path) == (None, ())
     assert results.corpus_sets("iwslt2011") == ("dev2012", ("test2011",))

@@ -112,58 +112,47 @@ def test_config_trains_saves_loads_and_decodes(conf, tiny_model_data, stage1_mod
 
 
 def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
-    """recipes/iwslt2011/models.sh (sourced by corpus.sh): every entry names a training config."""
-    import subprocess
-
-    r = subprocess.run(["bash", "-c", '. recipes/iwslt2011/corpus.sh; printf "%s\\n" "${experiments[@]}"'],
-                       cwd=repo_root, capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
-    specs = [line.split("|") for line in r.stdout.splitlines()]
-    names = [s[0] for s in specs]
-    assert len(names) == len(set(names)) and {"tbrnn_2m", "tlstm_2m", "transformer_2m", "crf_2m"} <= set(names)
-    ensembles = [s for s in specs if s[1] == "ensemble"]
-    specs = [s for s in specs if s[1] != "ensemble"]
+    """recipes/iwslt2011/experiments.yaml: every entry names a training config, and its
+    overrides are valid keys and values of that config."""
     from punct.config import load_config
     from punct.engine.config import TrainConfig
+    from punct.experiments import load
 
-    for name, conf, train_set, overrides in specs:
-        assert (repo_root / conf).is_file() and _is_training_config(repo_root / conf), conf
-        assert train_set in ("train_2m", "train", "train_2m_sl")
-        # the overrides are valid keys and values of the config; a warm start (init_from=@NAME)
-        # trains on from an experiment earlier in the list, of the same config
-        over = overrides.split()
-        for o in over:
-            if o.startswith("init_from=@"):
-                src = o[len("init_from=@"):]
-                assert src in names[:names.index(name)], (name, src)
-                assert specs[[s[0] for s in specs].index(src)][1] == conf, (name, src)
-        load_config(repo_root / conf, TrainConfig, [o.replace("=@", "=exp/") for o in over])
-    # an ensemble's members are experiments of the list itself (names are directories), so a
-    # plain ./run.sh --corpus iwslt2011 trains them before stage 6 reaches the ensemble
-    for name, _, members, _ in ensembles:
-        for m in members.split("+"):
-            assert m in names[:names.index(name)] and m not in {e[0] for e in ensembles}, (name, m)
+    recipe = load(repo_root / "recipes" / "iwslt2011" / "experiments.yaml", repo_root)
+    names = list(recipe.names)
+    assert {"tbrnn_2m", "tlstm_2m", "transformer_2m", "crf_2m"} <= set(names)
+    trained = [e for e in recipe.experiments if e.kind == "train"]
+    for e in trained:
+        assert _is_training_config(repo_root / e.config), e.config
+        assert e.train in recipe.sets.train
+        # a warm start trains on from an experiment of the same config
+        if e.warm_start:
+            assert recipe.get(e.warm_start).config == e.config, (e.name, e.warm_start)
+        init = [f"init_from=exp/{e.warm_start}/best.pt"] if e.warm_start else []
+        load_config(repo_root / e.config, TrainConfig, init + e.override_words())
     # the acoustic and fusion models need word times (recipes/earnings, stage 7)
     acoustic = {"tlstm_p.yaml", "ta_brnn.yaml", "ta_brnn_p.yaml", "ta_lstm.yaml", "ta_lstm_p.yaml", "ta_mpnet_p.yaml", "che_pause.yaml",
                 "che_ppe.yaml"}
     # conf/default.yaml is the shipped default model and conf/mpnet.yaml the accurate tier, trained by
     # recipes/earnings
-    assert {Path(s[1]).name for s in specs} == ({p.name for p in CONFS} - {"transformer_top2.yaml", "default.yaml",
-                                                                          "mpnet.yaml"} - acoustic)
+    assert {Path(e.config).name for e in trained} == ({p.name for p in CONFS} - {"transformer_top2.yaml", "default.yaml",
+                                                                                 "mpnet.yaml"} - acoustic)
 
 
 def _iwslt2011_text_experiments(repo_root, exp_root):
+    from punct.bin.experiments import stage_lines
+    from punct.experiments import load_corpus
+
     import subprocess
 
-    r = subprocess.run(["bash", "-c", f'. local/log.sh; exp_root={exp_root}; . recipes/iwslt2011_text/corpus.sh; '
-                        'echo "$train_sets"; printf "%s\\n" "${experiments[@]}"'], cwd=repo_root, capture_output=True,
-                       text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
-    train_sets, *lines = r.stdout.splitlines()
-    return train_sets.split(), [line.split("|") for line in lines], r.stderr
+    recipe = load_corpus("iwslt2011_text")
+    lines = stage_lines(recipe, 6, [], "data", str(exp_root))
+    r = subprocess.run(["bash", "-c", 'while IFS= read -r l; do eval "$l"; echo "$name|$config|$train|${args[*]}"; done'],
+                       input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=30)
+    return list(recipe.sets.train), [line.split("|") for line in r.stdout.splitlines()]
 
 
-def test_iwslt2011_text_experiments_are_valid_trainings_on_its_own_sets(repo_root, tmp_path):
+def test_iwslt2011_text_experiments_are_valid_trainings_on_its_own_sets(repo_root, tmp_path, capsys):
     """recipes/iwslt2011_text: each entry's config and overrides load, and it trains on a set
     that the recipe prepares, and IWSLT's text and ted/'s first talks have two seeds each. The
     warm starts from recipes/iwslt2011's models are there when those models are, and left out,
@@ -175,13 +164,13 @@ def test_iwslt2011_text_experiments_are_valid_trainings_on_its_own_sets(repo_roo
     for name in sources:
         (tmp_path / "iwslt2011" / name).mkdir(parents=True)
         (tmp_path / "iwslt2011" / name / "best.pt").write_bytes(b"")
-    train_sets, specs, _ = _iwslt2011_text_experiments(repo_root, tmp_path)
+    train_sets, specs = _iwslt2011_text_experiments(repo_root, tmp_path)
     seeds = {}
     warm = {}
     for name, conf, train_set, overrides in specs:
-        assert train_set in train_sets, name
+        assert train_set.split("/")[-1] in train_sets, name
         cfg = load_config(repo_root / conf, TrainConfig, overrides.split())
-        seeds.setdefault(train_set, set()).add(cfg.seed)
+        seeds.setdefault(train_set.split("/")[-1], set()).add(cfg.seed)
         if cfg.init_from:
             warm[name] = cfg
     assert all(seeds[t] == {1, 2} for t in ("iwslt_148k", "ted_148k")) and set(seeds) == set(train_sets)
@@ -193,25 +182,23 @@ def test_iwslt2011_text_experiments_are_valid_trainings_on_its_own_sets(repo_roo
         base = warm[f"{kind}_src"].max_epochs
         assert warm[f"{kind}_ft_iwslt"].max_epochs == warm[f"{kind}_ft_ted"].max_epochs == base + 3
 
+    capsys.readouterr()
     (tmp_path / "iwslt2011" / sources[0] / "best.pt").unlink()
-    _, specs, err = _iwslt2011_text_experiments(repo_root, tmp_path)
+    _, specs = _iwslt2011_text_experiments(repo_root, tmp_path)
     names = {s[0] for s in specs}
     assert "tbrnn_ft_iwslt" in names and not {n for n in names if n.startswith("drnn_lwma_pre_")}
-    assert "drnn_lwma_pre_src drnn_lwma_pre_ft_iwslt drnn_lwma_pre_ft_ted left out" in err
+    err = capsys.readouterr().err
+    assert "drnn_lwma_pre_ft_iwslt left out: it trains on from" in err and err.count("left out") == 3
 
 
 def test_earnings_stage7_names_existing_configs_and_stage_ones(repo_root):
-    """recipes/earnings/corpus.sh: every acoustic experiment names a config, and every stage one an experiment."""
-    import subprocess
+    """recipes/earnings/experiments.yaml: every stage 7 model names a config, and every stage one
+    a stage 6 experiment."""
+    from punct.experiments import load
 
-    r = subprocess.run(["bash", "-c", '. local/log.sh; . recipes/earnings/corpus.sh; printf "%s\\n" "${experiments[@]}"; '
-                        'echo ---; printf "%s\\n" "${acoustic_experiments[@]}"'],
-                       cwd=repo_root, capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
-    lexical, acoustic = r.stdout.split("---\n")
-    names = {line.split("|")[0] for line in lexical.splitlines()}
-    specs = [line.split("|") for line in acoustic.splitlines()]
-    assert {"ta_brnn_p", "ta_brnn", "ta_lstm_p", "ta_lstm", "tlstm_p_e22", "pause"} <= {s[0] for s in specs}
-    for name, conf, stage1, _overrides in specs:
-        assert (repo_root / conf).is_file() and _is_training_config(repo_root / conf), conf
-        assert stage1 == "" or stage1 in names, stage1
+    recipe = load(repo_root / "recipes" / "earnings" / "experiments.yaml", repo_root)
+    stage7 = [e for e in recipe.experiments if e.stage == 7 and e.kind == "train"]
+    assert {"ta_brnn_p", "ta_brnn", "ta_lstm_p", "ta_lstm", "tlstm_p_e22", "pause"} <= {e.name for e in stage7}
+    for e in stage7:
+        assert _is_training_config(repo_root / e.config), e.config
+        assert e.warm_start is None or recipe.get(e.warm_start).stage == 6, e.name
