@@ -108,7 +108,7 @@ local/setup_env.sh
 . local/acoustic.sh
 # experiments ARGS...: punct.bin.experiments on this corpus, as --models selects
 experiments() {
-  python -m punct.bin.experiments "$@" --corpus "$corpus" --models "$models" --data-root "$data_root" \
+  python -m punct.bin.experiments "$@" --corpus "$corpus" --recipes recipes --models "$models" --data-root "$data_root" \
     --exp-root "$exp_root" --exp-tag "$exp_tag" -q
 }
 # the corpus's sets: train_sets, valid_set, test_sets, reference_set (checks --models too)

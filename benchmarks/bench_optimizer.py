@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-#: the recipe's runs (recipes/iwslt2011/models.sh): DRNN-LWMA-pre as one of two data-parallel
+#: the recipe's runs (recipes/iwslt2011/experiments.yaml): DRNN-LWMA-pre as one of two data-parallel
 #: ranks (16 of the 32 slices), bf16, with the training vocabulary and with GloVe's; T-BRNN-pre
 #: with GloVe's vocabulary in batches of 32 50-word slices, on AdaGrad and on Adam
 DEFAULT_CASES = ["conf/drnn_lwma_pre.yaml:27266:batch_size=16,precision=bf16",

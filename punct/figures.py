@@ -20,7 +20,7 @@ FIGURES = {
     "earnings21_f1_vs_wer.svg": "Earnings-21: punctuation F1 against the recognizer's WER",
 }
 
-#: systems scored with their own punctuation (recipes/earnings/corpus.sh ``engines``)
+#: systems scored with their own punctuation (``engines`` of recipes/earnings/corpus.sh)
 ENGINES = ("amazon", "google", "microsoft", "speechmatics")
 
 
