@@ -185,14 +185,14 @@ if run_stage 6; then
     eval "$spec"
     if [ "$kind" = ensemble ]; then
       # nothing to train: record the members (punct.bin.results sums their training time)
+      require 6 "$name" "${needs[@]}"
       mkdir -p "$dir"
       stage_cmd "$name" 6 9 > "$dir/run.cmd"
-      require 6 "$name" "${needs[@]}"
       printf '%s\n' "${needs[@]}" > "$dir/members.tmp" && mv "$dir/members.tmp" "$dir/members"
       for m in "${args[@]}"; do
         [ -f "$exp/$m/.done" ] || log "stage 6: WARNING: ensemble $name: member $m has not finished training"
       done
-      log "stage 6: $name is an ensemble of $(IFS=,; echo "${args[*]}" | sed 's/,/, /g'): nothing to train"
+      log "stage 6: $name is an ensemble of ${args[*]}: nothing to train"
       continue
     fi
     train_model 6 "$name" "$config" "$train" "$valid" "$dir" "$(stage_cmd "$name" 6 9)" "${needs[@]}" -- "${args[@]}"
