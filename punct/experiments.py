@@ -25,8 +25,8 @@ _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _TOP_KEYS = {"sets", "paper_targets", "experiments"}
 _SET_KEYS = {"train", "valid", "test", "reference"}
 _ENTRY_KEYS = {"stage", "config", "train", "valid", "overrides", "warm_start", "warm_start_missing", "test",
-               "ensemble", "weights", "bias", "joint", "hook", "needs", "note"}
-#: what each kind of entry may hold besides ``stage`` and ``note``
+               "ensemble", "weights", "bias", "joint", "hook", "needs"}
+#: what each kind of entry may hold besides ``stage``
 _KIND_KEYS = {
     "train": {"config", "train", "valid", "overrides", "warm_start", "warm_start_missing", "test"},
     "ensemble": {"ensemble", "weights", "bias"},
@@ -116,8 +116,12 @@ def _lines(path: Path, text: str) -> dict[tuple[str, ...], int]:
 
     def walk(node: Any, at: tuple[str, ...]) -> None:
         if isinstance(node, yaml.MappingNode):
+            seen = set()
             for k, v in node.value:
                 key = at + (str(k.value),)
+                if key in seen:  # YAML would keep the last one silently
+                    raise PunctError(f"{'.'.join(key)}: given twice", path, k.start_mark.line + 1)
+                seen.add(key)
                 out.setdefault(key, k.start_mark.line + 1)
                 walk(v, key)
 
@@ -231,7 +235,7 @@ def _entry(c: _Checker, name: str, spec: Any, sets: Sets, done: dict[str, Experi
         raise c.fail(at, f"an entry is one of a trained model, ensemble, joint or hook, found {' and '.join(kinds)}")
     kind = kinds[0]
     for k in spec:
-        if k not in _KIND_KEYS[kind] | {"stage", "note"}:
+        if k not in _KIND_KEYS[kind] | {"stage"}:
             raise c.fail(at + (k,), f"not a key of a{'n' if kind == 'ensemble' else ''} {kind} entry")
     allowed = {"train": (6, 7), "ensemble": (6,), "joint": (7,), "hook": (7,)}[kind]
     stage = spec.get("stage", allowed[0])

@@ -98,6 +98,7 @@ def test_every_recipe_of_the_repository_loads(corpus):
      "a scalar value without spaces"),
     (("paper_targets: test", "paper_targets: dev"), "paper_targets", "dev is not one of sets.test (test)"),
     (("  valid: dev\n", ""), "sets.valid", "missing"),
+    (("  j:\n", "  a: {config: conf/tbrnn.yaml, train: train}\n  j:\n"), "experiments.a", "given twice"),
     (("joint: {lexical: a, acoustic: p}", "joint: {lexical: a}"), "experiments.j.joint.acoustic", "missing"),
     (("hook: corpus_extra", "hook: 'rm -rf'"), "experiments.h.hook", "expected the name of a shell function"),
     (("    config: conf/tbrnn.yaml\n    train: train\n", "    config: conf/tbrnn.yaml\n    train: train\n    test: [test]\n"),
