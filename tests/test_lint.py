@@ -39,7 +39,7 @@ def test_the_check_catches_an_undefined_name(tmp_path):
 
 
 # shellcheck on every shell script of the repository, at its warning level. Variables set in one
-# file and read in another (corpus.sh sets train_sets for run.sh: SC2154, SC2034) are beyond a
+# file and read in another (run.sh evaluates train_sets from punct.bin.experiments: SC2154, SC2034) are beyond a
 # per-file check; run.sh's `set -u` stops on those at run time.
 SHELLCHECK = ["shellcheck", "--external-sources", "--severity=warning", "--exclude=SC2154,SC2034"]
 
