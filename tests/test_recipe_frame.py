@@ -129,7 +129,7 @@ needs_venv = pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / ".ven
                                 reason="needs the recipe's .venv (local/setup_env.sh)")
 
 
-def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_stage=None):
+def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_stage=None, hooks=""):
     """A recipe folder that links the repository's frame and environment, with corpus
     'fake' whose experiments.yaml has the given experiments (a mapping), and a $train_cmd and
     $decode_cmd that only record their command; run.sh runs STAGE alone."""
@@ -150,7 +150,7 @@ def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_s
     (tmp_path / "recipes" / "fake").mkdir(parents=True, exist_ok=True)
     (tmp_path / "recipes" / "fake" / "experiments.yaml").write_text(yaml.safe_dump(
         {"sets": {"train": ["train"], "valid": "dev", "test": ["test"]}, "experiments": experiments}, sort_keys=False))
-    (tmp_path / "recipes" / "fake" / "corpus.sh").write_text("prepare_data() { :; }\n")
+    (tmp_path / "recipes" / "fake" / "corpus.sh").write_text("prepare_data() { :; }\n" + hooks)
     (tmp_path / "exp" / "fake" / "a").mkdir(parents=True, exist_ok=True)
     (tmp_path / "exp" / "fake" / "a" / "best.pt").write_text("")
     return subprocess.run(["bash", "run.sh", "--corpus", "fake", "--corpus-dir", ".", *options, "--stage", stage,
@@ -260,6 +260,30 @@ def test_stage_7_trains_decodes_and_scores_with_the_steps_of_stages_6_8_and_9(re
     assert r.returncode != 0 and "scoring exp/fake/p/decode_test failed" in r.stderr.splitlines()[-1]
     assert (tmp_path / "exp" / "fake" / "p" / "run.cmd").read_text() == \
         "./run.sh --corpus fake --corpus-dir . --models p --stage 7 --stop-stage 7\n"
+
+
+@needs_venv
+def test_stage_7_runs_a_joint_decision_and_a_hook_with_their_inputs_as_arguments(repo_root, tmp_path):
+    entries = {**A, "p": {"stage": 7, "config": "conf/che_pause.yaml", "train": "train"},
+               "j": {"joint": {"lexical": "a", "acoustic": "p"}, "test": ["test"]},
+               "h": {"hook": "corpus_extra", "needs": ["a"]}}
+    hook = 'corpus_extra() { echo "$*" > hook_args.txt; }\n'
+    r = _fake_recipe(repo_root, tmp_path, entries, stage="7", options=("--models", "h"), hooks=hook)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (tmp_path / "hook_args.txt").read_text() == \
+        "data/fake exp/fake false ./run.sh --corpus fake --corpus-dir . --models h --stage 7 --stop-stage 7 exp/fake/a/best.pt\n"
+    (tmp_path / "exp" / "fake" / "p").mkdir(parents=True)
+    (tmp_path / "exp" / "fake" / "p" / "best.pt").write_text("")
+    (tmp_path / "exp" / "fake" / "p" / ".done").write_text("")
+    r = _fake_recipe(repo_root, tmp_path, entries, stage="7", options=("--models", "j"), hooks=hook)
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls == [
+        "python -m punct.bin.joint_tune --lexical exp/fake/a/best.pt --acoustic exp/fake/p/best.pt --dev data/fake/dev "
+        "--train data/fake/train --config conf/joint.yaml --out exp/fake/joint_a_p/joint.yaml",
+        "python -m punct.bin.joint_decode --lexical exp/fake/a/best.pt --acoustic exp/fake/p/best.pt --config "
+        "exp/fake/joint_a_p/joint.yaml --stage 1 --data data/fake/test --out exp/fake/joint1_a_p/decode_test"]
+    # the fake decode writes nothing to score: the one-line error of the score step
+    assert r.returncode != 0 and "scoring exp/fake/joint1_a_p/decode_test failed" in r.stderr.splitlines()[-1]
 
 
 def test_setup_env_never_installs_through_a_linked_venv(repo_root, tmp_path):
