@@ -87,6 +87,13 @@ def test_config_trains_saves_loads_and_decodes(conf, tiny_model_data, stage1_mod
     else:
         extra = [f"init_from={stage1_models[STAGE1_FAMILY[cfg.model]]}"] if cfg.model in STAGE1_FAMILY else []
     cfg = tiny_config(conf, *extra)
+    if cfg.distill_from:  # a student: the tiny T-BRNN's posteriors are its teacher's soft labels
+        import shutil
+
+        from punct.engine.soft_labels import write_posteriors
+
+        tr = Path(shutil.copytree(tr, tmp_path / "train"))
+        write_posteriors(stage1_models["tbrnn"], tr, cfg.distill_from)
     steps = []
     prog = train(cfg, tr, dev, tmp_path / "exp", on_step=lambda e, b: steps.append(b))
     assert prog["epoch"] == 1 and len(prog["history"]) == 1
@@ -133,10 +140,10 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
     # the acoustic and fusion models need word times (recipes/earnings, stage 7)
     acoustic = {"tlstm_p.yaml", "ta_brnn.yaml", "ta_brnn_p.yaml", "ta_lstm.yaml", "ta_lstm_p.yaml", "ta_mpnet_p.yaml", "che_pause.yaml",
                 "che_ppe.yaml"}
-    # conf/default.yaml is the shipped default model and conf/mpnet.yaml the accurate tier, trained by
-    # recipes/earnings
+    # conf/default.yaml is the shipped default model, conf/mpnet.yaml the accurate tier and
+    # conf/student.yaml the general default distilled from it, trained by recipes/earnings
     assert {Path(e.config).name for e in trained} == ({p.name for p in CONFS} - {"transformer_top2.yaml", "default.yaml",
-                                                                                 "mpnet.yaml"} - acoustic)
+                                                                                 "mpnet.yaml", "student.yaml"} - acoustic)
 
 
 def _iwslt2011_text_experiments(repo_root, exp_root):
