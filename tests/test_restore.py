@@ -9,7 +9,7 @@ from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
 from punct.io.sentences import punctuated
 from punct.labels import LABELS, label_id
-from punct.restore import (Restorer, iter_decode, output_format, read_input, render_text, resolve_model, restore_file,
+from punct.restore import (Restorer, output_format, read_input, render_text, resolve_model, restore_file,
                            stream_words, write_output)
 from punct.words import Utterance, Word
 
@@ -44,40 +44,6 @@ def tiny(tmp_path_factory):
     path = tmp_path_factory.mktemp("model") / "tiny.pt"
     model, vocab = make_tiny_model(path)
     return path, model, vocab
-
-
-def test_iter_decode_equals_whole_stream_decoding(tiny):
-    _, model, vocab = tiny
-    rng = random.Random(1)
-    stream = [rng.randrange(len(vocab)) for _ in range(3000)]
-    window = 23
-    whole = predict_streams(model, [stream], window=window)[0]
-    assert len(set(whole)) >= 3  # the model predicts several labels, so windows restart at varied places
-    consumed = [0]
-    yielded = 0
-
-    def feed():
-        for x in stream:
-            consumed[0] += 1
-            yield x
-
-    got = []
-    for i, labels in iter_decode(model, [feed()], window=window):
-        got += labels
-        yielded += len(labels)
-        assert consumed[0] - (yielded - len(labels)) <= window + 1  # never more than a window of look-ahead
-    assert got == whole
-
-
-def test_iter_decode_many_streams_equals_predict_streams(tiny):
-    _, model, vocab = tiny
-    rng = random.Random(2)
-    streams = [[rng.randrange(len(vocab)) for _ in range(rng.randint(0, 400))] for _ in range(7)]
-    expect = predict_streams(model, streams, window=17, batch_size=3)
-    got = [[] for _ in streams]
-    for i, labels in iter_decode(model, [iter(s) for s in streams], window=17, batch_size=3):
-        got[i] += labels
-    assert got == expect
 
 
 class MarkAfter(torch.nn.Module):
@@ -122,9 +88,9 @@ def test_streams_keep_speakers_apart():
 
 
 def test_missing_default_model_is_a_clear_error(monkeypatch, tmp_path):
-    import punct.restore as rs
+    from punct.engine import restorer
 
-    monkeypatch.setattr(rs, "DEFAULT_MODEL", tmp_path / "models" / "default.pt")
+    monkeypatch.setattr(restorer, "DEFAULT_MODEL", tmp_path / "models" / "default.pt")
     with pytest.raises(PunctError) as e:
         resolve_model(None)
     assert "--model" in str(e.value) and "models/default.pt" in str(e.value) and "\n" not in str(e.value)
