@@ -372,6 +372,34 @@ def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
     assert np.isclose(mean.sum(-1), 1.0).all()
 
 
+def test_restore_and_decode_agree_on_a_data_directory(tiny, tmp_path):
+    """The same words through punct decode and punct restore (one model, and an ensemble with
+    weights and a bias) get the same labels: both run the one inference path."""
+    from punct.datadir import load_utterances, write_datadir
+    from punct.engine.decode import decode, decode_ensemble
+
+    path_a, _, _ = tiny
+    path_b = tmp_path / "b.pt"
+    make_tiny_model(path_b, seed=5)
+    rng = random.Random(4)
+    utts = [Utterance(id=f"u{k}", words=[Word(text=rng.choice(WORDS)) for _ in range(rng.randint(1, 60))])
+            for k in range(6)]
+    data = tmp_path / "data"
+    write_datadir(data, utts)
+
+    def restored(**kw):
+        out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
+        restore_file(data, out, output_format_name="datadir", end_sentence=False, **kw)
+        return [[w.label for w in u.words] for u in load_utterances(out)]
+
+    one = [[w.label for w in u.words] for u in decode(path_a, data)]
+    assert len({x for u in one for x in u}) > 1  # the labels vary, so agreement means something
+    assert restored(model=path_a) == one
+    ens = [[w.label for w in u.words] for u in decode_ensemble([path_a, path_b], data, weights=[1, 3], bias=[0.3, 0, 0.5])]
+    assert ens != one
+    assert restored(model=[path_a, path_b], weights=[1, 3], bias=[0.3, 0, 0.5]) == ens
+
+
 def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
     from punct.bin import restore as restore_bin
 
