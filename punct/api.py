@@ -13,7 +13,7 @@
 ``restore`` and ``restore_words`` use the default model (``models/default.pt``, shipped in
 the package), loaded on first use and kept for later calls. Importing ``punct`` is cheap:
 torch is imported when a model is first loaded. This module wraps
-``punct.restore.Restorer`` (the path ``punct restore`` takes), so a text gives the same
+``punct.engine.restorer.Restorer`` (the path ``punct restore`` takes), so a text gives the same
 marks here as on the command line.
 """
 from __future__ import annotations
@@ -87,19 +87,20 @@ class Restorer:
     """A loaded model (or an ensemble of several) that punctuates strings and timed words.
 
     Made by ``punct.load``; holding one avoids loading the model for every call.
-    ``capitalize`` gives sentence case (punct.restore.capitalize) to lower-case input;
+    ``capitalize`` gives sentence case (punct.casing.capitalize) to lower-case input;
     ``case`` (default) spells each word in its predicted true case when the model has a
     case head.
     """
 
     def __init__(self, engine, capitalize: bool = False, case: bool = True):
-        self.engine = engine  #: punct.restore.Restorer or EnsembleRestorer
+        self.engine = engine  #: punct.engine.restorer.Restorer or EnsembleRestorer
         self.capitalize = capitalize
         self.case = case
 
     def restore_utterances(self, utts: Sequence[Utterance], speaker_breaks: bool = False) -> list[Utterance]:
         """Copies of ``utts`` (punct.words.Utterance) with the predicted labels (and case)."""
-        from punct.restore import capitalize, stream_words
+        from punct.casing import capitalize
+        from punct.engine.restorer import stream_words
 
         out = self.engine.restore(utts, speaker_breaks=speaker_breaks, case=self.case)
         if self.capitalize and not (self.case and getattr(self.engine, "has_case", False)):
@@ -139,7 +140,7 @@ def load(model: str | Path | Sequence[str | Path] | None = None, *, capitalize: 
     """Load ``model`` (a ``best.pt`` or an exported model; None: the default model; a list of
     several: their ensemble, as ``punct restore --model A --model B``) into a Restorer.
     ``window`` and ``batch_size`` default to the model's training values."""
-    from punct.restore import EnsembleRestorer, Restorer as Engine, resolve_model
+    from punct.engine.restorer import EnsembleRestorer, Restorer as Engine, resolve_model
 
     if isinstance(model, (list, tuple)):
         engine = EnsembleRestorer.load([resolve_model(m) for m in model], window=window, batch_size=batch_size)

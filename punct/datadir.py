@@ -222,7 +222,7 @@ def mixed_spellings(path: str | Path, min_count: int = 2) -> dict[str, str]:
     """{lower-case word: its most frequent MIXED spelling (punct.labels.case_of: ``iPhone``,
     ``McDonald``)} in the ``written`` file of data directory ``path``, for the spellings seen at
     least ``min_count`` times (ties: the first in byte order); {} without a ``written`` file.
-    What a case head's MIXED class is spelled as (punct.restore.true_case)."""
+    What a case head's MIXED class is spelled as (punct.casing.true_case)."""
     from collections import Counter
 
     from punct.labels import MIXED, case_of

@@ -9,7 +9,7 @@ from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
 from punct.io.sentences import punctuated
 from punct.labels import LABELS, label_id
-from punct.restore import (Restorer, iter_decode, output_format, read_input, render_text, resolve_model, restore_file,
+from punct.restore import (Restorer, output_format, read_input, render_text, resolve_model, restore_file,
                            stream_words, write_output)
 from punct.words import Utterance, Word
 
@@ -44,40 +44,6 @@ def tiny(tmp_path_factory):
     path = tmp_path_factory.mktemp("model") / "tiny.pt"
     model, vocab = make_tiny_model(path)
     return path, model, vocab
-
-
-def test_iter_decode_equals_whole_stream_decoding(tiny):
-    _, model, vocab = tiny
-    rng = random.Random(1)
-    stream = [rng.randrange(len(vocab)) for _ in range(3000)]
-    window = 23
-    whole = predict_streams(model, [stream], window=window)[0]
-    assert len(set(whole)) >= 3  # the model predicts several labels, so windows restart at varied places
-    consumed = [0]
-    yielded = 0
-
-    def feed():
-        for x in stream:
-            consumed[0] += 1
-            yield x
-
-    got = []
-    for i, labels in iter_decode(model, [feed()], window=window):
-        got += labels
-        yielded += len(labels)
-        assert consumed[0] - (yielded - len(labels)) <= window + 1  # never more than a window of look-ahead
-    assert got == whole
-
-
-def test_iter_decode_many_streams_equals_predict_streams(tiny):
-    _, model, vocab = tiny
-    rng = random.Random(2)
-    streams = [[rng.randrange(len(vocab)) for _ in range(rng.randint(0, 400))] for _ in range(7)]
-    expect = predict_streams(model, streams, window=17, batch_size=3)
-    got = [[] for _ in streams]
-    for i, labels in iter_decode(model, [iter(s) for s in streams], window=17, batch_size=3):
-        got[i] += labels
-    assert got == expect
 
 
 class MarkAfter(torch.nn.Module):
@@ -122,9 +88,9 @@ def test_streams_keep_speakers_apart():
 
 
 def test_missing_default_model_is_a_clear_error(monkeypatch, tmp_path):
-    import punct.restore as rs
+    from punct.engine import restorer
 
-    monkeypatch.setattr(rs, "DEFAULT_MODEL", tmp_path / "models" / "default.pt")
+    monkeypatch.setattr(restorer, "DEFAULT_MODEL", tmp_path / "models" / "default.pt")
     with pytest.raises(PunctError) as e:
         resolve_model(None)
     assert "--model" in str(e.value) and "models/default.pt" in str(e.value) and "\n" not in str(e.value)
@@ -404,6 +370,34 @@ def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
     twice = [w.label for w in EnsembleRestorer.load([path_a, path_a]).restore([inp])[0].words]
     assert twice == alone
     assert np.isclose(mean.sum(-1), 1.0).all()
+
+
+def test_restore_and_decode_agree_on_a_data_directory(tiny, tmp_path):
+    """The same words through punct decode and punct restore (one model, and an ensemble with
+    weights and a bias) get the same labels: both run the one inference path."""
+    from punct.datadir import load_utterances, write_datadir
+    from punct.engine.decode import decode, decode_ensemble
+
+    path_a, _, _ = tiny
+    path_b = tmp_path / "b.pt"
+    make_tiny_model(path_b, seed=5)
+    rng = random.Random(4)
+    utts = [Utterance(id=f"u{k}", words=[Word(text=rng.choice(WORDS)) for _ in range(rng.randint(1, 60))])
+            for k in range(6)]
+    data = tmp_path / "data"
+    write_datadir(data, utts)
+
+    def restored(**kw):
+        out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
+        restore_file(data, out, output_format_name="datadir", end_sentence=False, **kw)
+        return [[w.label for w in u.words] for u in load_utterances(out)]
+
+    one = [[w.label for w in u.words] for u in decode(path_a, data)]
+    assert len({x for u in one for x in u}) > 1  # the labels vary, so agreement means something
+    assert restored(model=path_a) == one
+    ens = [[w.label for w in u.words] for u in decode_ensemble([path_a, path_b], data, weights=[1, 3], bias=[0.3, 0, 0.5])]
+    assert ens != one
+    assert restored(model=[path_a, path_b], weights=[1, 3], bias=[0.3, 0, 0.5]) == ens
 
 
 def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):

@@ -140,12 +140,12 @@ def _main(args: argparse.Namespace) -> int:
         if args.bias is None and "bias" in tuned:
             args.bias = tuned["bias"]
     if args.weights is not None:  # count and values, before any model loads
-        from punct.engine.decode import ensemble_weights
+        from punct.engine.infer import ensemble_weights
 
         ensemble_weights(args.weights, n_models, source=args.weights_from,
                          what="" if args.weights_from else "--weights")
     if args.bias is not None:
-        from punct.engine.decode import class_bias
+        from punct.engine.infer import class_bias
 
         class_bias(args.bias, what="--bias")
     from punct.restore import output_format, resolve_model, restore_file

@@ -1,24 +1,7 @@
-"""Decoding with predicted sentence boundaries (Tilk & Alumäe 2016; punctuator2
-``punctuator.py``).
-
-Each utterance is read as a stream: a window of up to ``window`` words is run
-through the model; predictions are accepted up to the last predicted sentence
-end (PERIOD/QUESTION) in the window and the next window starts at the word after
-it. If the window predicts no sentence end, all of it but its last word is
-accepted (the last word lacks right context; punctuator2 does the same). When a
-window reaches the end of the utterance, all of it is accepted.
-
-One guard beyond punctuator2: at least half of a window is accepted. A last
-sentence end in the first half of the window means the model predicts one
-sentence running over the whole rest of it; restarting right after that end
-would re-run almost the same window, and a model that predicts a sentence end
-only near the start of every window (an untrained one does) would cost one
-window per word. Accepting half the window bounds decoding at twice the cost of
-one pass, and every accepted word still has at least half a window of right
-context. On real text a sentence rarely outruns half a 200-word window, so the
-guard seldom fires.
-
-Windows of many utterances are batched together (one stream per utterance).
+"""Decoding a data directory: its utterances as streams of the model's ids (and per-word
+features), through the one inference path (punct.engine.infer: windows, batches,
+posteriors); one model or an ensemble (the weighted mean of the members' posteriors, with
+a decision bias); and the tuning of an ensemble's weights and bias on a labelled set.
 """
 from __future__ import annotations
 
@@ -30,96 +13,17 @@ from typing import TYPE_CHECKING, Sequence
 
 import torch
 
-from punct.engine.windows import accept_count, decode_window_of
+# the shared inference path; the names used by callers of this module stay importable from here
+from punct.engine.infer import (biased_labels, class_bias, decode_window_of, ensemble_weights, run_streams,
+                                weighted_mean)
 from punct.errors import PunctError
-from punct.labels import CASES, LABELS, MARK_LABELS, label_id, mark_of
+from punct.labels import LABELS, MARK_LABELS, label_id, mark_of
 from punct.words import Utterance, Word
 
 if TYPE_CHECKING:
     import numpy as np
 
 log = logging.getLogger(__name__)
-
-
-@torch.no_grad()
-def run_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128,
-                inputs=None, feats: Sequence | None = None, probs: bool = False, case: bool = False):
-    """(label ids, posteriors) of every word of every stream, windows following predicted
-    boundaries (see ``predict_streams``); posteriors are float32 [n_words, len(LABELS)]
-    arrays (the softmax of the window that accepted each word) when ``probs``, else None.
-    ``case`` (with ``probs``, a model with a case head): each row continues with the
-    softmax of the case logits, [n_words, len(LABELS) + len(CASES)]."""
-    if window < 2:
-        raise ValueError("window must be at least 2 words")
-    if batch_size < 1:  # none would ever be taken: a loop without end
-        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-    import numpy as np
-
-    if inputs is None:
-        inputs = getattr(model, "punct_inputs", None)
-    if feats is not None:
-        if inputs is None:
-            raise ValueError("features need the model's featurizer (inputs)")
-        if len(feats) != len(streams) or any(len(f) != len(s) for f, s in zip(feats, streams)):
-            raise ValueError("feats must hold one row per word of every stream")
-    elif getattr(inputs, "columns", None):
-        raise PunctError("this model reads per-word features (pause, prosody): none were given with the words")
-    if case and not probs:
-        raise ValueError("case posteriors come with probs=True")
-    model.eval()
-    case_logits = None
-    out: list[list[int]] = [[] for _ in streams]
-    post: list[list] = [[] for _ in streams]
-    pos = [0] * len(streams)
-    active = [i for i, s in enumerate(streams) if s]
-    while active:
-        still = []
-        for c in range(0, len(active), batch_size):
-            chunk = active[c : c + batch_size]
-            wins = [streams[i][pos[i] : pos[i] + window] for i in chunk]
-            T = max(len(w) for w in wins)
-            if inputs is None:
-                ids = torch.zeros(len(wins), T, dtype=torch.long)
-                mask = torch.zeros(len(wins), T, dtype=torch.bool)
-                for r, w in enumerate(wins):
-                    ids[r, : len(w)] = torch.tensor(w, dtype=torch.long)
-                    mask[r, : len(w)] = True
-                logits = model(ids, mask, return_case=True) if case else model(ids, mask)
-            else:
-                ids = np.zeros((len(wins), T), dtype=np.int64)
-                for r, w in enumerate(wins):
-                    ids[r, : len(w)] = w
-                lengths = np.array([len(w) for w in wins])
-                if feats is None:
-                    kw = inputs.tensors(ids, lengths)
-                else:
-                    fw = np.zeros((len(wins), T, np.asarray(feats[chunk[0]]).shape[1]), dtype=np.float32)
-                    for r, i in enumerate(chunk):
-                        fw[r, : len(wins[r])] = feats[i][pos[i] : pos[i] + len(wins[r])]
-                    kw = inputs.tensors(ids, lengths, feats=fw)
-                logits = model(**kw, return_case=True) if case else model(**kw)
-            if case:
-                logits, case_logits = logits
-            pred = logits.argmax(-1).tolist()
-            soft = torch.softmax(logits.float(), -1) if probs else None
-            if case_logits is not None:
-                soft = torch.cat([soft, torch.softmax(case_logits.float(), -1)], -1)
-            soft = soft.numpy() if probs else None
-            for r, i in enumerate(chunk):
-                p = pred[r][: len(wins[r])]
-                at_end = pos[i] + len(wins[r]) >= len(streams[i])
-                k = accept_count(p, at_end)
-                out[i].extend(p[:k])
-                if soft is not None:
-                    post[i].append(soft[r, :k])
-                pos[i] += k
-                if pos[i] < len(streams[i]):
-                    still.append(i)
-        active = still
-    if not probs:
-        return out, None
-    width = len(LABELS) + (len(CASES) if case else 0)
-    return out, [np.concatenate(p) if p else np.zeros((0, width), np.float32) for p in post]
 
 
 def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128,
@@ -221,67 +125,6 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
     return out
 
 
-def ensemble_weights(weights: Sequence[float] | None, n: int, source: str | Path | None = None,
-                     what: str = "") -> list[float]:
-    """The weights of an ``n``-member ensemble, normalised to sum to 1 (default: equal); a
-    PunctError for a count other than ``n`` or a weight that is not a positive number,
-    naming ``source`` (the file the weights came from) and prefixed by ``what`` (the
-    command-line option that gave them), so that a command checks its options with the same
-    rule before it loads any model."""
-    import math
-
-    if n < 1:
-        raise ValueError("an ensemble needs at least one model")
-    w = [1.0] * n if weights is None else [float(x) for x in weights]
-    prefix = f"{what}: " if what else ""
-    if len(w) != n:
-        raise PunctError(f"{prefix}{len(w)} weights for {n} models (one per model)", source)
-    if any(not (x > 0 and math.isfinite(x)) for x in w):
-        raise PunctError(f"{prefix}ensemble weights must be positive numbers, got {w}", source)
-    return [x / sum(w) for x in w]
-
-
-def class_bias(bias, source: str | Path | None = None, what: str = ""):
-    """The decision bias as a float64 array over LABELS (0 for O), from one number per mark
-    (a sequence in MARK_LABELS order or a {mark: number} mapping; None: no bias, all 0), or
-    a PunctError naming ``source`` and prefixed by ``what``. The label of a word is the
-    argmax of log posterior + bias (``biased_labels``): a positive bias asks for more of
-    a mark, trading its precision for recall."""
-    import math
-
-    import numpy as np
-
-    prefix = f"{what}: " if what else ""
-    if bias is None:
-        return np.zeros(len(LABELS))
-    if isinstance(bias, dict):
-        unknown = sorted(set(bias) - set(MARK_LABELS))
-        if unknown:
-            raise PunctError(f"{prefix}unknown mark(s) {unknown} in the bias (marks: {', '.join(MARK_LABELS)})",
-                             source)
-        values = [bias.get(m, 0.0) for m in MARK_LABELS]
-    else:
-        values = list(bias)
-        if len(values) != len(MARK_LABELS):
-            raise PunctError(f"{prefix}{len(values)} bias values for {len(MARK_LABELS)} marks (one each for "
-                             f"{', '.join(MARK_LABELS)})", source)
-    if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) for x in values):
-        raise PunctError(f"{prefix}bias values must be finite numbers, got {values}", source)
-    return np.array([0.0] + [float(x) for x in values])
-
-
-def biased_labels(probs, bias=None):
-    """Label ids of posteriors ``probs`` [n, len(LABELS)]: the argmax of log posterior plus
-    ``bias`` (``class_bias``); with no bias (or all zeros), the plain argmax."""
-    import numpy as np
-
-    probs = np.asarray(probs, dtype=np.float64)
-    b = class_bias(None) if bias is None else np.asarray(bias, dtype=np.float64)
-    if not b.any():
-        return probs.argmax(-1)
-    return (np.log(np.maximum(probs, 1e-30)) + b).argmax(-1)
-
-
 def tune_class_bias(probs, ref_ids, step: float = 0.1, limit: float = 2.0, rounds: int = 3
                     ) -> tuple[list[float], float, float]:
     """The bias (one number per mark, MARK_LABELS order, each a multiple of ``step`` in
@@ -324,8 +167,6 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
     default equal), shifted by ``bias`` (``class_bias``; None: the plain argmax). One model
     decodes so as well: its own labels, or with a bias. ``stats`` as for ``decode``, with
     ``members``, ``weights`` and ``bias``."""
-    import numpy as np
-
     from punct.datadir import load_utterances
 
     paths = [str(p) for p in model_paths]
@@ -335,7 +176,7 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
         torch.set_num_threads(threads)
     utts = load_utterances(data_dir, require_labels=False)
     n_words = sum(len(u.words) for u in utts)
-    total: list | None = None
+    members: list[list] = []  # each member's posteriors, one array per utterance
     epochs = []
     dt = 0.0  # the members' decoding, timed as decode times one model (without loading)
     for path, wt in zip(paths, w):
@@ -344,8 +185,7 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
         for u, p in zip(utts, probs):
             if p.shape != (len(u.words), len(LABELS)):
                 raise PunctError(f"internal error: posteriors {p.shape} for {len(u.words)} words of {u.id}", path)
-        total = [wt * p.astype(np.float64) for p in probs] if total is None else \
-            [acc + wt * p for acc, p in zip(total, probs)]
+        members.append(probs)
         epochs.append(info.get("epoch"))
         dt += info["seconds"]
     log.info("ensemble of %d models: decoded %d utterances, %d words in %.1f s (%.0f words/s)",
@@ -357,7 +197,8 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
         if b.any():
             stats["bias"] = dict(zip(MARK_LABELS, (round(float(x), 6) for x in b[1:])))
     out = []
-    for u, p in zip(utts, total or []):
+    for k, u in enumerate(utts):
+        p = weighted_mean([m[k] for m in members], w)
         words = [Word(text=x.text, label=LABELS[i], start=x.start, end=x.end)
                  for x, i in zip(u.words, biased_labels(p, b))]
         out.append(Utterance(id=u.id, words=words, speaker=u.speaker))

@@ -53,8 +53,9 @@ def _exportable() -> Iterator[None]:
         tbrnn.additive_scores, layers.BiGRU.forward = saved
 
 
-def _graph_module(model, inputs):
-    """``model`` behind the graph's inputs: ids [B,T], lengths [B] (+ raw feats [B,T,F+1])."""
+def _graph_module(model, inputs, case: bool):
+    """``model`` behind the graph's inputs: ids [B,T], lengths [B] (+ raw feats [B,T,F+1]);
+    it returns the logits, and with ``case`` the case head's logits too."""
     columns = bool(getattr(inputs, "columns", None))
 
     class Graph(torch.nn.Module):
@@ -68,12 +69,13 @@ def _graph_module(model, inputs):
         def forward(self, ids, lengths, feats=None):
             mask = torch.arange(ids.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)
             if not columns:
-                return self.model(ids=ids, mask=mask)
+                return self.model(ids=ids, mask=mask, return_case=True) if case else self.model(ids=ids, mask=mask)
             missing = (feats[..., -1] > 0.5) | ~mask  # as FeatureInputs.tensors
             x = feats[..., :-1]
             if inputs.normalize:
                 x = (x - self.mean) / self.std
-            return self.model(ids=ids, mask=mask, feats=x.masked_fill(missing.unsqueeze(-1), 0.0), feat_missing=missing)
+            kw = {"feats": x.masked_fill(missing.unsqueeze(-1), 0.0), "feat_missing": missing}
+            return self.model(ids=ids, mask=mask, **kw, return_case=True) if case else self.model(ids=ids, mask=mask, **kw)
 
     return Graph().eval(), columns
 
@@ -88,26 +90,26 @@ def warnings_quiet() -> Iterator[None]:
 
 
 def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], families, opset: int
-           ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+           ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray | None]]:
     """Write the graph of checkpoint ``model_path`` to ``out`` with ``meta`` and what the runtime
-    needs (featurizer state, vocabulary, window, batch size) as its metadata ``punct``; returns a
-    test batch (the graph's inputs) and torch's labels for it, to check the graph against."""
+    needs (featurizer state, vocabulary, window, batch size, case head) as its metadata ``punct``;
+    returns a test batch (the graph's inputs) and torch's labels and case classes (None without a
+    case head) for it, to check the graph against."""
     try:
         import onnx
     except ImportError:
         raise PunctError("exporting a model to ONNX needs the onnx package (requirements.txt)") from None
 
     from punct.engine.checkpoint import load_model
-    from punct.engine.windows import decode_window_of
+    from punct.engine.infer import decode_window_of
 
     model, _, ck = load_model(model_path)
     if ck["model"] not in families:
         raise PunctError(f"the ONNX runtime runs {', '.join(sorted(families))}, not {ck['model']} "
                          f"(use PUNCT_RUNTIME=torch)", model_path)
-    if getattr(model, "case_head", False):  # a second stage's is its stage one's
-        raise PunctError("the ONNX graph carries the marks only, and this model has a case head", model_path)
+    case = bool(getattr(model, "case_head", False))  # a second stage's is its stage one's
     inputs = model.punct_inputs
-    graph, columns = _graph_module(model, inputs)
+    graph, columns = _graph_module(model, inputs, case)
     g = torch.Generator().manual_seed(0)
     ids = torch.randint(3, max(4, int(inputs.input_size)), (3, 12), generator=g)
     lengths = torch.tensor([12, 7, 1])
@@ -122,15 +124,21 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
         names.append("feats")
         axes["feats"] = {0: "batch", 1: "words"}
     with warnings_quiet(), _exportable(), torch.no_grad():
-        torch.onnx.export(graph, args, str(out), dynamo=False, input_names=names, output_names=["logits"],
+        outputs = ["logits", "case_logits"] if case else ["logits"]
+        if case:
+            axes["case_logits"] = {0: "batch", 1: "words"}
+        torch.onnx.export(graph, args, str(out), dynamo=False, input_names=names, output_names=outputs,
                           dynamic_axes=axes, opset_version=opset)
-        want = graph(*args).argmax(-1).numpy()
+        got = graph(*args)
+        logits, case_logits = got if case else (got, None)
+        want = (logits.argmax(-1).numpy(), None if case_logits is None else case_logits.argmax(-1).numpy())
     proto = onnx.load(str(out))
     tc = ck.get("train_config", {}) or {}
     entry = proto.metadata_props.add()
     entry.key = "punct"
     entry.value = json.dumps(dict(meta, model=ck["model"], inputs=ck.get("inputs") or {"kind": "words"},
                                   vocab=list(ck.get("vocab") or []), window=decode_window_of(tc),
-                                  batch_size=min(int(tc.get("batch_size", 32)), 64)))
+                                  batch_size=min(int(tc.get("batch_size", 32)), 64), case_head=case,
+                                  mixed_spellings=ck.get("mixed_spellings") or {}))
     onnx.save(proto, str(out))
     return tuple(a.numpy() for a in args), want

@@ -8,13 +8,14 @@ default): ``onnx`` when onnxruntime is installed and the model's family exports
 
 The ONNX graph is exported from the checkpoint once (torch is needed then) and cached
 outside the repository as ``$PUNCT_CACHE/onnx/<sha256 of the model file>[.int8].onnx``
-(``PUNCT_CACHE``, default ``~/.cache/punct``; ``PUNCT_ONNX_DIR`` names the folder itself), written atomically; a changed model file
-has another digest and so another graph, and a cached file that does not load, or whose
+(``PUNCT_CACHE``, default ``~/.cache/punct``; ``PUNCT_ONNX_DIR`` names the folder itself),
+written atomically; a changed model file has another digest and so another graph, and a cached file that does not load, or whose
 recorded digest is not its name's, is exported again. The graph takes the word ids, the
 window lengths and, for a model with per-word features, their raw values (the featurizer's
 ``select`` rows: normalization and the missing flag are inside the graph), and returns the
-logits; the featurizer's state, the vocabulary and the decoding window travel in the graph's
-metadata, so a later run loads onnxruntime and numpy only.
+logits (and, for a model with a case head, its case logits as a second output); the
+featurizer's state, the vocabulary, the decoding window and the spellings of the mixed case
+travel in the graph's metadata, so a later run loads onnxruntime and numpy only.
 
 Two parts of the torch model are traced in a form that exports with the same results
 up to float rounding: the additive attention's scores are computed in a scripted loop over
@@ -32,7 +33,7 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -111,11 +112,13 @@ def export_onnx(model_path: str | Path, out: str | Path, digest: str | None = No
             q = Path(tmp) / "model.int8.onnx"
             quantize_dynamic(str(raw), str(q), weight_type=QuantType.QInt8)
             raw = q
-        got = OnnxModel(raw, expect_digest=digest).logits(*args).argmax(-1)
+        got = OnnxModel(raw, expect_digest=digest).run(*args)
         mask = np.arange(args[0].shape[1])[None, :] < args[1][:, None]
-        agree = float((got == want)[mask].mean())
-        if agree < 1.0 and not int8:
-            raise PunctError(f"the exported graph's labels differ from torch's on {1 - agree:.1%} of a test batch", model_path)
+        for what, g, w in (("labels", got[0], want[0]), ("case classes", got[1], want[1])):
+            agree = 1.0 if w is None else float((g.argmax(-1) == w)[mask].mean())
+            if agree < 1.0 and not int8:
+                raise PunctError(f"the exported graph's {what} differ from torch's on {1 - agree:.1%} of a test batch",
+                                 model_path)
         data = raw.read_bytes()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -157,15 +160,25 @@ class OnnxModel:
         self.window = int(meta["window"])
         self.batch_size = int(meta["batch_size"])
         self.columns = bool(getattr(self.punct_inputs, "columns", None))
+        #: the graph's second output is the case head's logits (punct.labels.CASES)
+        self.case_head = bool(meta.get("case_head"))
+        self.mixed_spellings = dict(meta.get("mixed_spellings") or {})
 
-    def logits(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None) -> np.ndarray:
-        """float32 [B,T,len(LABELS)] for int ids [B,T], lengths [B] (and raw feats [B,T,F+1])."""
+    def run(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray | None]:
+        """(float32 logits [B,T,len(LABELS)], case logits [B,T,len(CASES)] or None without a case
+        head) for int ids [B,T], lengths [B] (and raw feats [B,T,F+1])."""
         f = {"ids": np.asarray(ids, dtype=np.int64), "lengths": np.asarray(lengths, dtype=np.int64)}
         if self.columns:
             if feats is None:
                 raise PunctError("this model reads per-word features (pause): none were given with the words")
             f["feats"] = np.asarray(feats, dtype=np.float32)
-        return self.session.run(None, f)[0]
+        out = self.session.run(None, f)
+        return out[0], (out[1] if self.case_head else None)
+
+    def logits(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None) -> np.ndarray:
+        """The mark logits of ``run``."""
+        return self.run(ids, lengths, feats)[0]
 
 
 def load_onnx(model_path: str | Path, threads: int = 1, int8: bool = False) -> OnnxModel:
@@ -194,7 +207,8 @@ def load_for_restore(model_path: str | Path, runtime: str | None = None, threads
         else:
             try:
                 m = load_onnx(model_path, threads, int8=choice == "onnx-int8")
-                return m, m.vocab, {"window": m.window, "batch_size": m.batch_size}, choice if choice != "auto" else "onnx"
+                return m, m.vocab, {"window": m.window, "batch_size": m.batch_size, "mixed_spellings": m.mixed_spellings}, \
+                    choice if choice != "auto" else "onnx"
             except PunctError as e:
                 if choice != "auto":
                     raise
@@ -202,51 +216,10 @@ def load_for_restore(model_path: str | Path, runtime: str | None = None, threads
     import torch
 
     from punct.engine.checkpoint import load_model
-    from punct.engine.windows import decode_window_of
+    from punct.engine.infer import decode_window_of
 
     torch.set_num_threads(max(1, int(threads)))
     model, vocab, ck = load_model(model_path)
     tc = ck.get("train_config", {}) or {}
     return model, vocab, {"window": decode_window_of(tc), "batch_size": min(int(tc.get("batch_size", 32)), 64),
                           "mixed_spellings": ck.get("mixed_spellings")}, "torch"
-
-
-def run_windows(model, wins: Sequence[Sequence[int]], batch_size: int, feats: Sequence | None = None,
-                probs: bool = False, case: bool = False) -> tuple[list[list[int]], list | None]:
-    """Label ids of every word of each window (each run once, whole), and with ``probs`` the
-    posteriors [len(win), len(LABELS)] of each (with ``case``, a torch model with a case head,
-    followed by the case posteriors, as punct.engine.decode.run_streams gives them); for an
-    OnnxModel or a torch model."""
-    if not isinstance(model, OnnxModel):
-        from punct.engine.decode import run_streams
-
-        longest = max((len(w) for w in wins), default=2)
-        return run_streams(model, [list(w) for w in wins], window=max(2, longest), batch_size=batch_size,
-                           feats=feats, probs=probs or case, case=case)
-    if case:
-        raise PunctError("the ONNX graph has no case head (internal error: torch runs case-head models)")
-    preds: list[list[int]] = []
-    post: list | None = [] if probs else None
-    for c in range(0, len(wins), batch_size):
-        chunk = wins[c : c + batch_size]
-        T = max(len(w) for w in chunk)
-        ids = np.zeros((len(chunk), T), dtype=np.int64)
-        lengths = np.array([len(w) for w in chunk], dtype=np.int64)
-        for r, w in enumerate(chunk):
-            ids[r, : len(w)] = w
-        fw = None
-        if feats is not None:
-            fc = feats[c : c + batch_size]
-            fw = np.zeros((len(chunk), T, np.asarray(fc[0]).shape[1]), dtype=np.float32)
-            for r, f in enumerate(fc):
-                fw[r, : len(f)] = f
-        logits = model.logits(ids, lengths, fw)
-        best = logits.argmax(-1)
-        for r, n in enumerate(lengths):
-            preds.append(best[r, :n].tolist())
-        if post is not None:
-            e = np.exp(logits - logits.max(-1, keepdims=True))
-            soft = e / e.sum(-1, keepdims=True)
-            post.extend(soft[r, :n].astype(np.float32) for r, n in enumerate(lengths))
-    return preds, post
-

@@ -57,11 +57,11 @@ def test_help_does_not_import_torch():
 
 def test_missing_input_and_default_model(tmp_path, ctm, capsys, monkeypatch):
     from punct.bin import restore
-    import punct.restore as rs
+    from punct.engine import restorer
 
     assert restore.main([str(tmp_path / "nope.ctm")]) == 1
     assert capsys.readouterr().err.strip().splitlines() == [f"error: {tmp_path / 'nope.ctm'}: input not found"]
-    monkeypatch.setattr(rs, "DEFAULT_MODEL", tmp_path / "models" / "default.pt")
+    monkeypatch.setattr(restorer, "DEFAULT_MODEL", tmp_path / "models" / "default.pt")
     assert restore.main([str(ctm)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {tmp_path / 'models' / 'default.pt'}: no --model given")

@@ -1,6 +1,7 @@
 import torch
 
-from punct.engine.decode import accept_count, predict_streams, punctuated_text
+from punct.engine.decode import predict_streams, punctuated_text
+from punct.engine.infer import accept_count
 from punct.labels import label_id
 from punct.words import Utterance, Word
 

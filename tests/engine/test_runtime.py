@@ -1,5 +1,5 @@
 """punct.engine.runtime: the choice of runtime, the cache of exported graphs, and the same
-labels from ONNX Runtime as from torch on a tiny TA-BRNN-p."""
+labels (and, with a case head, the same case) from ONNX Runtime as from torch on a tiny TA-BRNN-p."""
 from __future__ import annotations
 
 import os
@@ -22,15 +22,16 @@ WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew",
          "what", "is", "next", "thank", "you"]
 
 
-def make_ta_brnn_p(path, seed=0):
-    """A randomly initialised tiny TA-BRNN-p (T-BRNN stage one, pause_after), saved as training saves it."""
+def make_ta_brnn_p(path, seed=0, case=False, mixed=None):
+    """A randomly initialised tiny TA-BRNN-p (T-BRNN stage one, pause_after), saved as training saves it;
+    ``case``: stage one has a case head (``mixed``: the checkpoint's spellings of the MIXED class)."""
     from punct.engine import checkpoint
     from punct.engine.inputs import FeatureInputs
     from punct.models import build_model, resolved_model_args
 
     torch.manual_seed(seed)
     vocab = Vocabulary.build([WORDS], min_count=1)
-    s1 = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8})
+    s1 = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8, "case_head": case})
     args = resolved_model_args("ta_brnn", {"hidden_size": 8, "feature_names": ["pause_after"],
                                            "stage1": {"model": "tbrnn", "model_args": s1}})
     model = build_model("ta_brnn", args, len(vocab))
@@ -40,7 +41,7 @@ def make_ta_brnn_p(path, seed=0):
     inputs = FeatureInputs(vocab, ["pause"], ["pause_after"], mean=[0.2], std=[0.4])
     checkpoint.save(path, {"model": "ta_brnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
                            "state_dict": model.state_dict(), "inputs": inputs.state(),
-                           "train_config": {"slice_length": 12, "batch_size": 4}})
+                           "train_config": {"slice_length": 12, "batch_size": 4}, "mixed_spellings": mixed or {}})
 
 
 @pytest.fixture
@@ -79,7 +80,7 @@ def test_runtime_choice(monkeypatch):
 def test_auto_prefers_onnx_and_falls_back_to_torch(model_file, cache, monkeypatch):
     model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
     assert used == "onnx" and isinstance(model, runtime.OnnxModel)
-    assert defaults == {"window": 12, "batch_size": 4}
+    assert defaults == {"window": 12, "batch_size": 4, "mixed_spellings": {}}
     monkeypatch.setattr(runtime, "onnx_available", lambda: False)
     model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
     assert used == "torch" and isinstance(model, torch.nn.Module) and defaults["window"] == 12
@@ -147,6 +148,37 @@ def test_restore_on_onnx_equals_torch_on_a_ctm(model_file, cache, tmp_path):
     assert len(set(labels)) > 1  # the tiny model predicts marks, so the comparison means something
     assert [w.label for u in b for w in u.words] == labels
     assert (tmp_path / "torch.ctm").read_text() == (tmp_path / "onnx.ctm").read_text()
+
+
+def test_a_case_head_runs_on_onnx_with_torch_marks_and_case(cache, tmp_path):
+    from punct.engine.checkpoint import load_model
+    from punct.restore import restore_file
+
+    m = tmp_path / "case.pt"
+    make_ta_brnn_p(m, seed=4, case=True, mixed={"revenue": "ReVenue"})
+    tmodel, _, _ = load_model(m)
+    assert tmodel.case_head
+    g = runtime.load_onnx(m)
+    assert g.case_head and g.mixed_spellings == {"revenue": "ReVenue"}
+    rng = np.random.default_rng(5)
+    ids = rng.integers(3, len(WORDS) + 3, (2, 12))
+    feats = rng.random((2, 12, 2)).astype(np.float32)
+    lengths = np.array([12, 7])
+    want, want_case = (x.detach().numpy() for x in tmodel(**tmodel.punct_inputs.tensors(ids, lengths, feats=feats),
+                                                           return_case=True))
+    got, got_case = g.run(ids, lengths, feats)
+    for r, n in enumerate(lengths):
+        np.testing.assert_allclose(got_case[r, :n], want_case[r, :n], atol=1e-4)
+        assert (got_case[r, :n].argmax(-1) == want_case[r, :n].argmax(-1)).all()
+        assert (got[r, :n].argmax(-1) == want[r, :n].argmax(-1)).all()
+    ctm = write_ctm(tmp_path / "call.ctm", n=120)
+    a = restore_file(ctm, tmp_path / "torch.txt", model=m, runtime="torch")
+    b = restore_file(ctm, tmp_path / "onnx.txt", model=m, runtime="onnx")
+    spelled = [w.written for u in a for w in u.words]
+    assert len({w.label for u in a for w in u.words}) > 1  # the marks vary, so the comparison means something
+    assert [(w.label, w.written) for u in b for w in u.words] == [(w.label, w.written) for u in a for w in u.words]
+    assert (tmp_path / "torch.txt").read_text() == (tmp_path / "onnx.txt").read_text()
+    assert any(s.isupper() and len(s) > 2 for s in spelled)  # the case head's classes reach the output
 
 
 def test_a_cached_graph_restores_without_importing_torch(model_file, cache, tmp_path, repo_root):

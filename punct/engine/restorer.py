@@ -1,0 +1,365 @@
+"""Punctuating utterances in memory (what ``punct restore`` and the Python API run): their
+words as decoding streams, each word as the model's tokens and pause features, decoded through
+the one inference path (punct.engine.infer), one model or an ensemble.
+
+Tokens. The words go to the model as it was trained (lower case, IWSLT tokenization: ``don't``
+is ``do n't`` unless the model knows ``don't``; ``<unk>`` or a bracketed token the recognizer
+wrote is an unknown word); the mark predicted after a word's last token is the word's label,
+and a case head's class at its first token is its case. Non-speech tokens (``is_nonspeech``:
+``[noise]``, ``<sil>`` ...) are not read and get no mark.
+
+Streams. An utterance, or consecutive utterances of one recording, channel and speaker (Kaldi
+segments of one talk); with ``speaker_breaks`` a change of speaker inside an utterance also
+starts a stream, and each stream ends a sentence.
+
+Pauses. A model that reads pause features (``features: [pause]``) gets them from the words'
+times (punct.prosody.pause, utterances of one recording chained); a word split into tokens
+gives its pause before to its first token and its pause after to its last. Words without
+times are flagged missing. Models that need audio features cannot run here.
+
+Ends of input. The last word of each input (``input_ends``) takes PERIOD or QUESTION, whichever
+its posteriors favour: the end of an input is the end of what was said. Only those words'
+posteriors are computed (all words' for an ensemble, which decides from their mean).
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator, Sequence
+
+from punct.casing import true_case
+from punct.engine.infer import (biased_labels, class_bias, ensemble_weights, iter_decode, sentence_end_label,
+                                weighted_mean)
+from punct.errors import PunctError
+from punct.io.sentences import speaker_of
+from punct.labels import CASES, LABELS, O, PERIOD, SENTENCE_END
+from punct.words import Utterance, Word, is_nonspeech
+
+if TYPE_CHECKING:
+    import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: The model used without --model (trained and shipped by the project; see README): in the
+#: repository a link to models/default.pt, in an installed package the file itself.
+DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "assets" / "default.pt"
+
+_CACHE_SIZE = 1 << 16
+
+
+def resolve_model(path: str | Path | None) -> Path:
+    """``path``, or the default model; a PunctError says how to get one when it is missing."""
+    if path is not None:
+        from punct.fsutil import check_input
+
+        p = Path(path)
+        check_input(p, "model file", "file", empty_ok=False)
+        return p
+    if not DEFAULT_MODEL.is_file():
+        raise PunctError("no --model given and the default model is missing: pass --model M.pt (a best.pt of "
+                         "./run.sh, e.g. exp/iwslt2011/tbrnn_all/best.pt) or copy one to models/default.pt", DEFAULT_MODEL)
+    return DEFAULT_MODEL
+
+
+class Restorer:
+    """A loaded model and how to feed it: ``Restorer.load(path).restore(utts)``."""
+
+    def __init__(self, model, vocab, window: int = 200, batch_size: int = 32, mixed: dict[str, str] | None = None):
+        if window < 2 or batch_size < 1:
+            raise ValueError(f"window must be at least 2 words and batch_size at least 1, got {window} and {batch_size}")
+        self.model = model
+        self.vocab = vocab
+        self.window = window
+        self.batch_size = batch_size
+        #: the model predicts each word's case class (a case head); ``mixed``: its spellings of MIXED
+        self.has_case = bool(getattr(model, "case_head", False))
+        self.mixed = dict(mixed or {})
+        self.runtime = "torch"
+        self._cache: dict[str, tuple[list[str], list[int]]] = {}
+        inputs = getattr(model, "punct_inputs", None)
+        self.inputs = inputs if getattr(inputs, "columns", None) else None  # a model with per-word features
+        if self.inputs is not None and list(self.inputs.feature_sets) != ["pause"]:
+            raise PunctError(f"this model reads feature sets {list(self.inputs.feature_sets)}; punct restore computes "
+                             "pause features from word times only (pitch and energy need the audio: "
+                             "prepare a data directory and run stage 4, then punct.bin.decode)")
+
+    @classmethod
+    def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None,
+             runtime: str | None = None, threads: int = 1) -> "Restorer":
+        """Load ``model_path`` (default: DEFAULT_MODEL); window and batch size default to its training values;
+        ``runtime`` and ``threads``: punct.engine.runtime (``auto``: ONNX Runtime when it can, else torch)."""
+        from punct.engine.runtime import load_for_restore
+
+        path = resolve_model(model_path)
+        model, vocab, defaults, used = load_for_restore(path, runtime, threads)
+        r = cls(model, vocab, window=defaults["window"] if window is None else window,
+                batch_size=defaults["batch_size"] if batch_size is None else batch_size,
+                mixed=defaults.get("mixed_spellings"))
+        r.runtime = used
+        return r
+
+    def model_tokens(self, w: Word) -> list[str]:
+        """The model's tokens of one input word (module docstring)."""
+        return self._encoded(w)[0]
+
+    def _encoded(self, w: Word) -> tuple[list[str], list[int]]:
+        key = w.written if w.written is not None else w.text
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        from punct.models import UNK
+        from punct.textnorm import tokenize_punctuated
+
+        t = w.text
+        if (t.startswith("<") and t.endswith(">")) or (t.startswith("[") and t.endswith("]")):
+            toks = [UNK]
+        elif getattr(type(self.vocab), "__contains__", None) is not None and t in self.vocab:
+            toks = [t]
+        else:
+            toks = [x.text for x in tokenize_punctuated(key)] or [t]
+        hit = (toks, list(self.vocab.encode(toks)))
+        if len(hit[1]) != len(toks):
+            raise PunctError(f"internal error: the model's encoder gave {len(hit[1])} ids for {len(toks)} tokens")
+        if len(self._cache) >= _CACHE_SIZE:
+            self._cache.clear()
+        self._cache[key] = hit
+        return hit
+
+    def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
+                copy: bool = True, end_sentence: bool = True, case: bool = False) -> list[Utterance]:
+        """Copies of ``utts`` whose words carry the predicted labels (module docstring);
+        ``copy=False`` sets the labels of ``utts`` themselves (and returns them), saving memory.
+        ``end_sentence``: the last word of each input ends a sentence (``input_ends``);
+        ``case``: with a case head, the words are spelled in their predicted case (``true_case``)."""
+        out, streams = _output_streams(utts, copy, speaker_breaks)
+        ends = input_ends(out) if end_sentence else []
+        probs, cases = self._run(streams, out, progress, keep={id(w) for w in ends}, cases=case and self.has_case)
+        if speaker_breaks:
+            end_turns(streams)
+        end_inputs(ends, probs)
+        if case and self.has_case:
+            log.info("true case: %d words spelled anew", true_case(streams, cases, self.mixed))
+        return out
+
+    def word_posteriors(self, streams: list[list[Word]], utts: Sequence[Utterance], progress: bool = False) -> dict:
+        """{id(word): posteriors [len(LABELS)] of the mark after it} for every word of ``streams``
+        (``stream_words`` of ``utts``): the posteriors of the word's last token. Sets the labels too."""
+        return self._run(streams, utts, progress, probs=True)[0]
+
+    def _run(self, streams: list[list[Word]], out: Sequence[Utterance], progress: bool, probs: bool = False,
+             keep: set[int] | frozenset[int] = frozenset(), cases: bool = False) -> tuple[dict, dict]:
+        """Label the words of ``streams``; returns ({id(word): posteriors} of every word with
+        ``probs``, else of the words in ``keep``; {id(word): case class} with ``cases``: the class
+        predicted at the word's first token)."""
+        pending: list[deque[tuple[Word, int]]] = [deque() for _ in streams]
+        word_probs: dict = {}
+        word_cases: dict = {}
+        rows = self._pause_rows(out) if self.inputs is not None else None
+
+        def source(si: int) -> Iterator:
+            for w in streams[si]:
+                ids = self._encoded(w)[1]
+                pending[si].append((w, len(ids)))
+                if rows is None:
+                    yield from ids
+                else:
+                    yield from zip(ids, self._token_rows(rows[id(w)], len(ids)))
+
+        n_words = sum(len(s) for s in streams)
+        bar = None
+        if progress and n_words > 20000 and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=n_words, unit="word", desc="restore", leave=False)
+        t0 = time.monotonic()
+        carry = [0] * len(streams)  # token labels of the current word still to come
+        first_case = [0] * len(streams)  # case class at the current word's first token
+        for acc in iter_decode(self.model, [source(i) for i in range(len(streams))], self.window, self.batch_size,
+                               with_feats=rows is not None, case=cases):
+            si = acc.stream
+            case_ids = acc.cases() if cases else None
+            post = acc.posteriors() if probs else None  # every word's; else only the kept words' rows
+            q = pending[si]
+            done = 0
+            for j, lab in enumerate(acc.labels):
+                if carry[si] == 0:
+                    carry[si] = q[0][1]
+                    if case_ids is not None:
+                        first_case[si] = case_ids[j]
+                carry[si] -= 1
+                if carry[si] == 0:
+                    w, _ = q.popleft()
+                    w.label = LABELS[lab]
+                    if post is not None:
+                        word_probs[id(w)] = post[j]
+                    elif id(w) in keep:
+                        word_probs[id(w)] = acc.posteriors(j, j + 1)[0]
+                    if cases:
+                        word_cases[id(w)] = CASES[first_case[si]]
+                    done += 1
+        if bar is not None:
+                bar.update(done)
+        if bar is not None:
+            bar.close()
+        dt = time.monotonic() - t0
+        log.info("restored %d words in %d streams in %.1f s (%.0f words/s)", n_words, len(streams), dt, n_words / max(dt, 1e-9))
+        return word_probs, word_cases
+
+
+    def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, tuple["np.ndarray", "np.ndarray"]]:
+        """{id(word): (its full pause feature row, the model's row of it: FeatureInputs.select)} for
+        every word of ``utts`` (punct.prosody.pause); selected an utterance at a time, not a word."""
+        from punct.prosody.pause import PAUSE_FEATURES, pause_features
+
+        # the words the model reads: a pause runs from word to word across non-speech tokens
+        utts = [dataclasses.replace(u, words=[w for w in u.words if not is_nonspeech(w)]) for u in utts]
+        feats = pause_features(utts)
+        n_untimed = sum(1 for u in utts for w in u.words if w.start is None or w.end is None)
+        n_words = sum(len(u) for u in utts)
+        if n_untimed:  # a warning when some words have times and some not; plain text has none
+            (log.warning if n_untimed < n_words else log.info)(
+                "%d of %d words have no times: the model decides their marks from the words alone", n_untimed, n_words)
+        out = {}
+        for u in utts:
+            m = feats[u.id]
+            sel = self.inputs.select(m, PAUSE_FEATURES)
+            out.update((id(w), (m[i], sel[i])) for i, w in enumerate(u.words))
+        return out
+
+    def _token_rows(self, rows, k: int) -> list:
+        """The model's feature rows (FeatureInputs.select) of the ``k`` tokens of one word whose
+        ``_pause_rows`` are ``rows``: no pause inside the word (module docstring)."""
+        import numpy as np
+
+        from punct.prosody.pause import PAUSE_FEATURES
+
+        row, selected = rows
+        if k == 1:
+            return [selected]
+        out = []
+        for j in range(k):
+            r = np.array(row, dtype=np.float32)
+            for side, inner in (("_after", j < k - 1), ("_before", j > 0)):
+                if inner:
+                    for c, name in enumerate(PAUSE_FEATURES):
+                        if name.endswith(side):
+                            r[c] = 0.0
+            out.append(self.inputs.select(r[None, :], PAUSE_FEATURES)[0])
+        return out
+
+
+def _output_streams(utts: Sequence[Utterance], copy: bool, speaker_breaks: bool
+                    ) -> tuple[list[Utterance], list[list[Word]]]:
+    """The utterances to label (copies of ``utts``, or ``utts`` themselves without ``copy``)
+    and their decoding streams (``stream_words``); non-speech tokens get no mark."""
+    if copy:
+        out = [dataclasses.replace(u, words=[dataclasses.replace(w) for w in u.words]) for u in utts]
+    else:
+        out = list(utts)
+    for u in out:
+        for w in u.words:
+            if is_nonspeech(w):
+                w.label = O
+    return out, stream_words(out, speaker_breaks)
+
+
+def input_ends(utts: Sequence[Utterance]) -> list[Word]:
+    """The words that end an input: the last word (not a non-speech token) of each speaker in
+    each recording and channel (an utterance without a recording is one of its own): the end of
+    a text file, of a JSON transcript, of a CTM recording, of each speaker's tier of a TextGrid.
+    A speaker change inside an input is not an end (``--speaker-breaks`` handles those)."""
+    last: dict[tuple, Word] = {}
+    for u in utts:
+        key = (u.recording if u.recording is not None else ("", u.id), u.channel, u.speaker)
+        for w in reversed(u.words):
+            if not is_nonspeech(w):
+                last[key] = w
+                break
+    return list(last.values())
+
+
+def end_inputs(ends: Sequence[Word], probs: dict, bias=None) -> None:
+    """Give each word of ``ends`` (``input_ends``) the sentence end its posteriors (``probs``:
+    {id(word): posteriors}) favour, PERIOD or QUESTION (punct.engine.infer.sentence_end_label):
+    the end of an input is the end of what was said."""
+    for w in ends:
+        p = probs.get(id(w))
+        w.label = PERIOD if p is None else sentence_end_label(p, bias)
+
+
+def end_turns(streams: list[list[Word]]) -> None:
+    """With speaker breaks: every stream (a speaker's turn) ends a sentence."""
+    for s in streams:
+        if s and s[-1].label not in SENTENCE_END:
+            s[-1].label = PERIOD
+
+
+class EnsembleRestorer:
+    """Several models restoring together: each runs as its ``Restorer`` would alone (its own
+    tokens, window and pause features), and each word takes the label of the weighted mean of
+    the models' posteriors for it (as ``punct.bin.decode`` with several ``--model``), shifted
+    by ``bias`` (punct.engine.infer.class_bias). One member with a bias is a model whose
+    decision is moved towards or away from the marks."""
+
+    def __init__(self, members: Sequence[Restorer], weights: Sequence[float] | None = None, bias=None):
+        self.weights = ensemble_weights(weights, len(members))
+        self.bias = class_bias(bias)
+        self.members = list(members)
+
+    @classmethod
+    def load(cls, model_paths: Sequence[str | Path], weights: Sequence[float] | None = None,
+             window: int | None = None, batch_size: int | None = None, bias=None,
+             runtime: str | None = None, threads: int = 1) -> "EnsembleRestorer":
+        return cls([Restorer.load(p, window=window, batch_size=batch_size, runtime=runtime, threads=threads)
+                     for p in model_paths], weights, bias)
+
+    @property
+    def has_case(self) -> bool:
+        """An ensemble predicts no case (its members' case heads are not combined)."""
+        return False
+
+    def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
+                copy: bool = True, end_sentence: bool = True, case: bool = False) -> list[Utterance]:
+        """As ``Restorer.restore``, with the mean of the members' posteriors (and no case)."""
+        out, streams = _output_streams(utts, copy, speaker_breaks)
+        members = [r.word_posteriors(streams, out, progress) for r in self.members]
+        words = [w for s in streams for w in s]
+        total = {}
+        if words:
+            import numpy as np
+
+            mean = weighted_mean([np.stack([m[id(w)] for w in words]) for m in members], self.weights)
+            for w, i, p in zip(words, biased_labels(mean, self.bias), mean):
+                w.label = LABELS[int(i)]
+                total[id(w)] = p
+        if speaker_breaks:
+            end_turns(streams)
+        if end_sentence:
+            end_inputs(input_ends(out), total, self.bias)
+        return out
+
+
+def stream_words(utts: Sequence[Utterance], speaker_breaks: bool = False) -> list[list[Word]]:
+    """The words of ``utts`` as decoding streams (module docstring), without the
+    non-speech tokens (``is_nonspeech``)."""
+    streams: list[list[Word]] = []
+    prev_key: object = None
+    prev_spk: str | None = None
+    for u in utts:
+        key = (u.recording, u.channel, u.speaker) if u.recording is not None else None
+        if key is None or key != prev_key:
+            streams.append([])
+        prev_key = key
+        for w in u.words:
+            if is_nonspeech(w):
+                continue
+            spk = speaker_of(w, u)
+            if speaker_breaks and streams[-1] and spk != prev_spk:
+                streams.append([])
+            streams[-1].append(w)
+            prev_spk = spk
+    return [s for s in streams if s]
