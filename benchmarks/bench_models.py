@@ -61,7 +61,8 @@ def bench_config(path: Path, steps: int, threads: int, fit_words: int, epoch_wor
     from punct.engine.config import TrainConfig
     from punct.engine.decode import predict_streams
     from punct.engine.inputs import build_inputs
-    from punct.engine.train import loss_sum_of, make_optimizer
+    from punct.engine.loss import loss_sum_of
+    from punct.engine.optim import make_optimizer
     from punct.labels import LABELS
     from punct.models import build_model, get_model_class, resolved_model_args
 

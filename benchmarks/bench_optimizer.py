@@ -40,7 +40,8 @@ def measure(case: str, steps: int, train_steps: int) -> dict:
 
     from punct.config import load_config
     from punct.engine.config import TrainConfig
-    from punct.engine.train import loss_sum_of, make_optimizer
+    from punct.engine.loss import loss_sum_of
+    from punct.engine.optim import make_optimizer
     from punct.models import build_model, resolved_model_args
 
     conf, vocab, *rest = case.split(":")

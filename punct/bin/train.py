@@ -50,7 +50,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.stop:
         if args.config or args.train or args.valid or args.overrides or args.max_epochs is not None:
             raise PunctError("--stop takes only --exp and --why")
-        from punct.engine.train import request_stop
+        from punct.engine.expdir import request_stop
 
         path = request_stop(args.exp, args.why)
         print(f"{path}: training ends after its current epoch (remove this file to train on)")

@@ -302,7 +302,7 @@ def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
     """Like ``collate`` for any featurizer ``inputs`` (punct.engine.inputs): the
     model's keyword arguments (a dict with ``mask``, and ``cases`` ``[b,T]`` when the
     slices have case targets; ``soft`` ``[b,T,W]`` with a teacher's posteriors, which the
-    loss takes out, punct.engine.train.loss_sum_of), mask ``[b,T]``, targets ``[b,T]``."""
+    loss takes out, punct.engine.loss.loss_sum_of), mask ``[b,T]``, targets ``[b,T]``."""
     import torch
 
     T = int(slices.lengths[idx].max())

@@ -26,7 +26,7 @@ zero late-fusion and output weights.
 per-word state f_t and the word's own embedding e_t predicts the word's case class
 (punct.labels.CASES; zero-initialised like ``out``); ``forward(..., return_case=True)`` adds its logits ``[B,T,len(CASES)]``, and
 the engine adds ``case_weight`` times its cross-entropy (or its distillation loss) to the
-marks' (punct.engine.train.loss_sum_of).
+marks' (punct.engine.loss.loss_sum_of).
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ keeps only the bottom layers of the encoder (tests, speed).
 piece (where a capital would be) and predicts its case class (punct.labels.CASES);
 the engine adds its cross-entropy, times ``case_weight``, to the punctuation loss on
 the words with a case target (``cases``, from the training set's ``written``;
-punct.engine.train.loss_sum_of).
+punct.engine.loss.loss_sum_of).
 ``forward`` returns the punctuation logits; ``return_case=True`` adds the case
 logits ``[B,T,len(CASES)]``.
 """

@@ -2,7 +2,7 @@
 text corpus, then a second stage trained on pause-annotated speech.
 
 Stage one is a finished lexical model (T-BRNN for TA-BRNN, T-LSTM for TA-LSTM),
-named by the training config's ``init_from`` (punct.engine.train). Stage two
+named by the training config's ``init_from`` (punct.engine.start). Stage two
 keeps it (fixed with ``freeze: true``), drops its output layer and reads its
 hidden state h1_t (the input of its softmax: T-BRNN's late-fusion output, T-LSTM's
 LSTM state), optionally with the word's acoustic features a_t (the pause after
@@ -52,7 +52,7 @@ class TwoStage(nn.Module):
     """The second stage over a stage-one lexical model (see the module docstring)."""
 
     input_kind = "words+feats"
-    #: registered model names this second stage can be built on (punct.engine.train checks)
+    #: registered model names this second stage can be built on (punct.engine.start checks)
     stage1_models: tuple[str, ...] = ()
 
     @dataclass

@@ -78,7 +78,7 @@ def test_resume_mid_epoch_gives_identical_weights(tiny_data, tmp_path, extra):
 
 def test_word_dropout(tiny_data, tmp_path):
     import numpy as np
-    from punct.engine.train import drop_words
+    from punct.engine.loss import drop_words
     from punct.models import UNK_ID
 
     ids = torch.tensor([[5, 6, 7, 8], [9, 10, 0, 0]])
@@ -123,7 +123,7 @@ def test_halving_schedule_halves_then_stops(tiny_data, tmp_path):
 
 
 def test_halving_step_goes_back_to_the_best_weights(tmp_path):
-    from punct.engine.train import _halving_step
+    from punct.engine.optim import halving_step
 
     cfg = TrainConfig(lr_schedule="halving")
     model = torch.nn.Linear(2, 2)
@@ -132,11 +132,11 @@ def test_halving_step_goes_back_to_the_best_weights(tmp_path):
 
     ckpt.save(tmp_path / "best.pt", {"state_dict": best, "labels": list(LABELS)})
     prog = {"epoch": 4, "best_ppl": 1.30, "best_epoch": 4}
-    _halving_step(cfg, prog, 1.20, True, model, tmp_path / "best.pt")  # a real gain: nothing changes
+    halving_step(cfg, prog, 1.20, True, model, tmp_path / "best.pt")  # a real gain: nothing changes
     assert "halving" not in prog and model.weight.abs().sum() > 0
-    _halving_step(cfg, prog, 1.35, False, model, tmp_path / "best.pt")  # worse: halve, back to the best weights
+    halving_step(cfg, prog, 1.35, False, model, tmp_path / "best.pt")  # worse: halve, back to the best weights
     assert prog["halving"] and prog["lr_scale"] == 0.5 and model.weight.abs().sum() == 0
-    _halving_step(cfg, prog, 1.2999, True, model, tmp_path / "best.pt")  # a gain under 0.3% of log-ppl: stop
+    halving_step(cfg, prog, 1.2999, True, model, tmp_path / "best.pt")  # a gain under 0.3% of log-ppl: stop
     assert prog["halved_out"] and prog["lr_scale"] == 0.5
 
 
@@ -214,7 +214,7 @@ def test_precision_is_checked():
 def test_stop_request_ends_training_at_the_next_epoch_boundary(tiny_data, tmp_path):
     import json
 
-    from punct.engine.train import request_stop
+    from punct.engine.expdir import request_stop
 
     tr, dev = tiny_data
     exp = tmp_path / "exp"
@@ -243,7 +243,7 @@ def test_stop_request_ends_training_at_the_next_epoch_boundary(tiny_data, tmp_pa
 
 
 def test_stop_request_before_any_model_is_refused(tiny_data, tmp_path):
-    from punct.engine.train import request_stop
+    from punct.engine.expdir import request_stop
 
     tr, dev = tiny_data
     with pytest.raises(PunctError, match="experiment directory not found"):
@@ -260,7 +260,7 @@ def test_stop_request_before_any_model_is_refused(tiny_data, tmp_path):
 
 
 def test_plateau_step_goes_back_to_the_best_weights_and_decays_the_rate(tmp_path):
-    from punct.engine.train import _plateau_step
+    from punct.engine.optim import plateau_step
     from punct.labels import LABELS
 
     cfg = TrainConfig(lr_schedule="plateau", lr_decay=0.25, lr=0.01)
@@ -268,9 +268,9 @@ def test_plateau_step_goes_back_to_the_best_weights_and_decays_the_rate(tmp_path
     ckpt.save(tmp_path / "best.pt", {"state_dict": {k: torch.zeros_like(v) for k, v in model.state_dict().items()},
                                      "labels": list(LABELS)})
     prog = {"epoch": 6, "best_epoch": 4}
-    _plateau_step(cfg, prog, model, tmp_path / "best.pt", 1)
+    plateau_step(cfg, prog, model, tmp_path / "best.pt", 1)
     assert prog["lr_scale"] == 0.25 and model.weight.abs().sum() == 0
-    _plateau_step(cfg, prog, model, tmp_path / "best.pt", 1)
+    plateau_step(cfg, prog, model, tmp_path / "best.pt", 1)
     assert prog["lr_scale"] == 0.25 ** 2
 
 
@@ -302,7 +302,7 @@ def test_warm_start_trains_on_from_another_runs_best_model(tiny_data, tmp_path):
     starting model stays best.pt until an epoch beats it on validation."""
     import json
 
-    from punct.engine.train import read_train_log
+    from punct.engine.expdir import read_train_log
 
     tr, dev = tiny_data
     first = tmp_path / "first"
@@ -463,7 +463,7 @@ def test_progress_lines_without_a_terminal_tell_when_the_epoch_ends(tiny_data, t
 def test_fused_optimizer_is_the_same_update(optimizer):
     """fused_optimizer (the default) steps with torch's fused CPU kernel; it gives the
     update of the foreach implementation up to float rounding."""
-    from punct.engine.train import make_optimizer
+    from punct.engine.optim import make_optimizer
 
     torch.manual_seed(0)
     start = [torch.randn(50, 8), torch.randn(8)]
@@ -487,7 +487,7 @@ def test_fused_optimizer_is_the_same_update(optimizer):
 def test_a_resume_steps_with_the_configs_optimizer_implementation():
     """torch's load_state_dict restores the saved groups' implementation; a run saved on the
     foreach path resumes on the fused one (and back) as the config now says."""
-    from punct.engine.train import load_optimizer_state, make_optimizer
+    from punct.engine.optim import load_optimizer_state, make_optimizer
 
     params = [torch.nn.Parameter(torch.randn(4, 3))]
     params[0].grad = torch.randn(4, 3)
@@ -637,20 +637,20 @@ def test_the_entry_point_exits_with_the_signals_status(capsys):
 
 
 def test_a_signal_while_validating_the_last_epoch_stops_before_the_ending(tiny_data, tmp_path, monkeypatch):
-    import punct.engine.train as engine_train
+    import punct.engine.validation as engine_validation
 
     tr, dev = tiny_data
-    evaluate = engine_train.evaluate
+    evaluate = engine_validation.evaluate
 
     def signalled_evaluate(*args, **kw):
         os.kill(os.getpid(), signal.SIGTERM)  # after the last batch: no batch is left to stop after
         return evaluate(*args, **kw)
 
-    monkeypatch.setattr(engine_train, "evaluate", signalled_evaluate)
+    monkeypatch.setattr(engine_validation, "evaluate", signalled_evaluate)
     with pytest.raises(Interrupted, match="by SIGTERM after epoch 1; rerun the same command to finish"):
         train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "b")
     assert not (tmp_path / "b" / "train_done.json").exists() and (tmp_path / "b" / "best.pt").exists()
-    monkeypatch.setattr(engine_train, "evaluate", evaluate)
+    monkeypatch.setattr(engine_validation, "evaluate", evaluate)
     assert train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "b")["epoch"] == 1
     assert (tmp_path / "b" / "train_done.json").exists()
 

@@ -169,7 +169,7 @@ def test_distill_loss_mixes_the_reference_and_the_teacher():
 
 
 def test_tbrnn_case_head():
-    from punct.engine.train import loss_sum_of
+    from punct.engine.loss import loss_sum_of
     from punct.models import build_model
 
     torch.manual_seed(0)

@@ -109,7 +109,7 @@ def test_mpnet_tagger_with_case_head_trains(tiny_mpnet):
     import numpy as np
 
     from punct.engine.inputs import PieceInputs
-    from punct.engine.train import loss_sum_of
+    from punct.engine.loss import loss_sum_of
     from punct.labels import CASES, LABELS
     from punct.models import build_model
 

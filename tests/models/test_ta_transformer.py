@@ -30,7 +30,7 @@ def train_second_stage(repo_root, tagger, data, exp, *extra):
 def test_second_stage_over_the_tagger_trains_and_decodes(tiny_mpnet, tagger, tiny_model_data, repo_root, tmp_path):
     from punct.datadir import load_utterances
     from punct.engine.decode import decode, posteriors
-    from punct.engine.train import read_train_log
+    from punct.engine.expdir import read_train_log
 
     exp = tmp_path / "exp"
     train_second_stage(repo_root, tagger, tiny_model_data, exp)
