@@ -1,5 +1,5 @@
-"""Optimizer step time, torch's fused CPU kernel against its foreach implementation
-(TrainConfig ``fused_optimizer``), for the parameters of real configs.
+"""Optimizer step time, torch's fused CPU kernel (what training uses) against its foreach
+implementation (punct.engine.optim.make_optimizer ``fused``), for the parameters of real configs.
 
     python benchmarks/bench_optimizer.py [--case CONFIG:VOCAB[:OVERRIDE,...] ...] [--steps 10]
         [--train-steps 5] [--threads 1] [--json exp/benchmarks/optimizer_step.json]
@@ -46,16 +46,15 @@ def measure(case: str, steps: int, train_steps: int) -> dict:
 
     conf, vocab, *rest = case.split(":")
     over = rest[0].split(",") if rest else []
-    cfgs = {f: load_config(ROOT / conf, TrainConfig, over + [f"fused_optimizer={str(f).lower()}"]) for f in (False, True)}
-    cfg = cfgs[True]
+    cfg = load_config(ROOT / conf, TrainConfig, over)
     args = resolved_model_args(cfg.model, cfg.model_args)
     torch.manual_seed(cfg.seed)
     start = build_model(cfg.model, args, int(vocab)).state_dict()
     models, opts = {}, {}
-    for f, c in cfgs.items():
+    for f in (False, True):
         m = build_model(cfg.model, args, int(vocab))
         m.load_state_dict(start)
-        models[f], opts[f] = m, make_optimizer(c, m.parameters())
+        models[f], opts[f] = m, make_optimizer(cfg, m.parameters(), fused=f)
     params = {f: [p for p in m.parameters() if p.requires_grad] for f, m in models.items()}
     grads = [torch.randn_like(p) for p in params[True]]
     step_ms: dict[bool, list[float]] = {False: [], True: []}

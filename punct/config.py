@@ -63,10 +63,22 @@ def merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def drop_retired(cls: type, data: Mapping[str, Any], where: str | Path = "config") -> dict[str, Any]:
+    """``data`` without the options ``cls`` has retired (its ``RETIRED``: name -> the value every
+    run now has) that hold that value; one that holds another value is an error naming it."""
+    retired = getattr(cls, "RETIRED", {})
+    for key in sorted(set(data) & set(retired)):
+        if data[key] != retired[key]:
+            raise PunctError(f"option {key} was retired: every run now has {key}: {retired[key]!r}, this config says "
+                             f"{data[key]!r} (remove the key)", where)
+    return {k: v for k, v in data.items() if k not in retired}
+
+
 def from_dict(cls: type[T], data: Mapping[str, Any], where: str = "config") -> T:
     """Build dataclass ``cls`` from ``data``; unknown keys and bad types are errors."""
     if not isinstance(data, Mapping):
         raise PunctError(f"expected a mapping for {cls.__name__}, got {type(data).__name__}", where)
+    data = drop_retired(cls, data, where)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))
     if unknown:

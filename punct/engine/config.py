@@ -3,12 +3,17 @@ arguments are ``model_args``, checked against the model's Config dataclass)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 
 @dataclass
 class TrainConfig:
     """Everything a training run reads from its YAML config (conf/*.yaml); unknown keys are errors."""
+
+    #: options that no config or experiment sets, and the value every run now has. A saved
+    #: config lists every option, so one at this value is read without it; another value is
+    #: an error naming the option (punct.config.drop_retired)
+    RETIRED: ClassVar[dict[str, Any]] = {"halving_threshold": 1.003, "fused_optimizer": True}
 
     #: registered model name (punct.models.MODEL_MODULES)
     model: str = "tbrnn"
@@ -19,20 +24,15 @@ class TrainConfig:
     lr: float = 0.02
     #: AdaGrad's initial accumulator. punctuator2 (Theano) divides by sqrt(sum g^2 + 1e-6);
     #: torch adds its eps outside the root, so its first steps are +-lr on every weight,
-    #: however small the gradient. 1e-6 here reproduces punctuator2's update exactly.
-    #: The default 0 is torch's behaviour (and that of checkpoints saved before this key).
+    #: however small the gradient. 1e-6 here reproduces punctuator2's update exactly;
+    #: the default 0 is torch's behaviour.
     adagrad_accumulator_init: float = 0.0
     #: L2 weight decay (adamw: decoupled)
     weight_decay: float = 0.0
-    #: adagrad, adam and adamw step with torch's fused CPU kernel (one pass over each
-    #: parameter instead of one per operation; the same update up to float rounding, and
-    #: several times faster on large embedding tables: benchmarks/bench_optimizer.py);
-    #: false: torch's default (foreach) implementation, that of runs before 2026-11-26
-    fused_optimizer: bool = True
     #: constant | linear (linear warm-up over warmup_steps, then linear decay to 0 at max_epochs)
     #: | halving (Mikolov's "newbob", as the T-LSTM reference implementation trains: constant
-    #: until an epoch improves the validation log-perplexity by less than halving_threshold,
-    #: then the rate halves every epoch and training stops at the next such epoch)
+    #: until an epoch improves the validation log-perplexity by less than 0.3%, then the
+    #: rate halves every epoch and training stops at the next such epoch)
     #: | plateau (after every epoch whose validation score (select_by) is not better, go back
     #: to the best weights and multiply the rate by lr_decay; patience still ends training)
     lr_schedule: str = "constant"
@@ -43,8 +43,6 @@ class TrainConfig:
     #: ends, average their weights; the average replaces best.pt when it validates better
     #: (checkpoint averaging, as speech toolkits do; 0 = off, else at least 2)
     average_best: int = 0
-    #: lr_schedule halving: an epoch "improves" when log(best ppl) >= threshold * log(new ppl)
-    halving_threshold: float = 1.003
     #: max L2 norm of the whole gradient (0: no clipping)
     clip_norm: float = 2.0
     #: the batch's loss that is differentiated: mean (per output word) or sum (over the
@@ -167,8 +165,6 @@ class TrainConfig:
             raise ValueError(f"loss_reduction must be mean or sum, got {self.loss_reduction!r}")
         if self.average_best < 0 or self.average_best == 1:
             raise ValueError(f"average_best must be 0 (off) or at least 2 (epochs to average), got {self.average_best}")
-        if self.halving_threshold < 1.0:
-            raise ValueError(f"halving_threshold must be >= 1, got {self.halving_threshold}")
         for name in ("warmup_steps", "epoch_slices", "valid_slices"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")

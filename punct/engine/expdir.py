@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from punct.config import dump_yaml, to_dict
+from punct.config import drop_retired, dump_yaml, to_dict
 from punct.engine import checkpoint as ckpt
 from punct.engine.config import TrainConfig
 from punct.errors import PunctError
@@ -24,12 +24,12 @@ STOP_FILE = "stop"
 #: config keys that may change when a run is resumed (they do not change what is learnt;
 #: precision changes only the rounding of the forward pass)
 RESUMABLE_CHANGES = {"max_epochs", "patience", "threads", "checkpoint_minutes", "valid_batch_size", "stage1_cache_mb",
-                     "decode_window", "precision", "average_best", "fused_optimizer"}
+                     "decode_window", "precision", "average_best"}
 
 
 #: parameters read only by one learning-rate schedule: under another schedule they change
 #: nothing, so a resume does not compare them
-SCHEDULE_ONLY = {"lr_decay": "plateau", "halving_threshold": "halving"}
+SCHEDULE_ONLY = {"lr_decay": "plateau"}
 
 LOG_COLUMNS = ("epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s")
 
@@ -38,9 +38,9 @@ def check_resume(saved: dict[str, Any], cfg: TrainConfig, model_args: dict[str, 
     """A resume of the run whose checkpoint ``path`` saved the config ``saved`` under ``cfg``:
     any difference that changes what is learnt is an error naming the key."""
     now = dict(to_dict(cfg), model_args=model_args)
-    # keys added to TrainConfig or to a model's Config after the checkpoint was
-    # written take their defaults (which reproduce what the older code did)
-    saved = dict(to_dict(TrainConfig()), **saved)
+    # a key the checkpoint lacks takes its default (each default reproduces the engine
+    # that wrote such checkpoints); a retired option must hold the value every run has now
+    saved = dict(to_dict(TrainConfig()), **drop_retired(TrainConfig, saved, path))
     try:
         saved["model_args"] = resolved_model_args(saved["model"], saved.get("model_args"))
     except PunctError:

@@ -108,14 +108,17 @@ def test_resume_refuses_changed_model(tiny_data, tmp_path):
         train(tiny_cfg("model_args.hidden_size=4"), tr, dev, tmp_path / "e")
 
 
-def test_halving_schedule_halves_then_stops(tiny_data, tmp_path):
+def test_halving_schedule_halves_then_stops(tiny_data, tmp_path, monkeypatch):
     """lr_schedule halving (Mikolov): epoch 2 counts as no real gain under a huge threshold,
     so the rate halves; epoch 3 again, so training stops there, saying why."""
     import json
 
+    from punct.engine import optim
+
     tr, dev = tiny_data
     exp = tmp_path / "exp"
-    prog = train(tiny_cfg("lr_schedule=halving", "halving_threshold=100", "max_epochs=10"), tr, dev, exp)
+    monkeypatch.setattr(optim, "HALVING_THRESHOLD", 100.0)
+    prog = train(tiny_cfg("lr_schedule=halving", "max_epochs=10"), tr, dev, exp)
     assert prog["epoch"] == 3 and prog["halving"] and prog["halved_out"] and prog["lr_scale"] == 0.5
     assert json.loads((exp / "train_done.json").read_text())["stopped"] == "halving"
     ck = ckpt.load(exp / "checkpoint.pt")
@@ -461,8 +464,8 @@ def test_progress_lines_without_a_terminal_tell_when_the_epoch_ends(tiny_data, t
 
 @pytest.mark.parametrize("optimizer", ["adagrad", "adam", "adamw"])
 def test_fused_optimizer_is_the_same_update(optimizer):
-    """fused_optimizer (the default) steps with torch's fused CPU kernel; it gives the
-    update of the foreach implementation up to float rounding."""
+    """The optimizer steps with torch's fused CPU kernel; it gives the update of the
+    foreach implementation up to float rounding."""
     from punct.engine.optim import make_optimizer
 
     torch.manual_seed(0)
@@ -471,8 +474,7 @@ def test_fused_optimizer_is_the_same_update(optimizer):
     weights = {}
     for fused in (True, False):
         params = [torch.nn.Parameter(p.clone()) for p in start]
-        opt = make_optimizer(tiny_cfg(f"optimizer={optimizer}", "lr=0.01", "weight_decay=0.01",
-                                      f"fused_optimizer={str(fused).lower()}"), params)
+        opt = make_optimizer(tiny_cfg(f"optimizer={optimizer}", "lr=0.01", "weight_decay=0.01"), params, fused)
         assert bool(opt.defaults.get("fused")) is fused
         for g in grads:
             for p, gp in zip(params, g):
@@ -492,9 +494,9 @@ def test_a_resume_steps_with_the_configs_optimizer_implementation():
     params = [torch.nn.Parameter(torch.randn(4, 3))]
     params[0].grad = torch.randn(4, 3)
     for saved, now in ((False, True), (True, False)):
-        old = make_optimizer(tiny_cfg("optimizer=adam", f"fused_optimizer={str(saved).lower()}"), params)
+        old = make_optimizer(tiny_cfg("optimizer=adam"), params, saved)
         old.step()
-        new = make_optimizer(tiny_cfg("optimizer=adam", f"fused_optimizer={str(now).lower()}"), params)
+        new = make_optimizer(tiny_cfg("optimizer=adam"), params, now)
         load_optimizer_state(new, old.state_dict())
         assert bool(new.param_groups[0]["fused"]) is now
         assert int(new.state[params[0]]["step"]) == 1
