@@ -25,6 +25,20 @@ FLOORS = {
 }
 
 
+#: the training rooms of punct.engine (docs/DESIGN.md, "Engine rooms") -> rank: a room imports
+#: only rooms of a lower rank, and no other module of the engine imports one (decoding,
+#: export and the runtime do not depend on training)
+TRAINING_ROOMS = {
+    "punct.engine.config": 0, "punct.engine.checkpoint": 0,
+    "punct.engine.loss": 1, "punct.engine.optim": 1, "punct.engine.expdir": 1, "punct.engine.averaging": 1,
+    "punct.engine.parallel": 2, "punct.engine.start": 2,
+    "punct.engine.validation": 3,
+    "punct.engine.train": 4,
+}
+#: the rooms above that decoding may use too (the config and the checkpoint files)
+SHARED_ROOMS = {"punct.engine.config", "punct.engine.checkpoint"}
+
+
 def floor_of(module: str) -> int | None:
     parts = module.split(".")
     for n in range(len(parts), 0, -1):
@@ -137,6 +151,33 @@ def test_no_module_imports_a_floor_above_its_own():
 
 def test_no_import_cycles():
     assert cycles(import_graph(modules())) == []
+
+
+def room_violations(graph: dict[str, set[str]]) -> list[str]:
+    out = []
+    for m in sorted(graph):
+        for d in sorted(graph[m]):
+            if d not in TRAINING_ROOMS or d in SHARED_ROOMS and m not in TRAINING_ROOMS:
+                continue
+            if m not in TRAINING_ROOMS:
+                if m.startswith("punct.engine."):
+                    out.append(f"{m} (not a training room) imports {d}")
+            elif TRAINING_ROOMS[d] >= TRAINING_ROOMS[m]:
+                out.append(f"{m} (rank {TRAINING_ROOMS[m]}) imports {d} (rank {TRAINING_ROOMS[d]})")
+    return out
+
+
+def test_the_training_rooms_import_downwards_and_decoding_none_of_them():
+    mods = modules()
+    assert set(TRAINING_ROOMS) <= set(mods)
+    assert room_violations(import_graph(mods)) == []
+
+
+def test_the_room_check_sees_a_sideways_and_an_inference_import():
+    graph = {"punct.engine.loss": {"punct.engine.optim"}, "punct.engine.decode": {"punct.engine.validation",
+                                                                                    "punct.engine.checkpoint"}}
+    assert room_violations(graph) == ["punct.engine.decode (not a training room) imports punct.engine.validation",
+                                      "punct.engine.loss (rank 1) imports punct.engine.optim (rank 1)"]
 
 
 def _package(tmp_path, files: dict[str, str]) -> dict[str, Path]:
