@@ -18,7 +18,7 @@ FLOORS = {
     "punct.tables": 1, "punct.audio": 1, "punct.textnorm": 1, "punct.overlap": 1, "punct.experiments": 1,
     "punct.io": 2, "punct.casing": 2, "punct.datadir": 2, "punct.transfer": 2, "punct.prosody": 2, "punct.align": 2,
     "punct.models": 2, "punct.splits": 2,
-    "punct.score": 3, "punct.significance": 3, "punct.report": 3, "punct.figures": 3, "punct.wer": 3, "punct.results": 3,
+    "punct.score": 3, "punct.score_report": 3, "punct.significance": 3, "punct.report": 3, "punct.figures": 3, "punct.wer": 3, "punct.results": 3,
     "punct.engine": 4,
     "punct.bin": 5, "punct.restore": 5, "punct.api": 5,
     "punct.cli": 6, "punct.__main__": 6,
