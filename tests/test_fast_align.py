@@ -1,4 +1,4 @@
-"""punct.transfer.align_ids on rapidfuzz: the same alignment as the project's DP aligning
+"""punct.editdist.align_ids on rapidfuzz: the same alignment as the project's DP aligning
 the whole in one piece, op for op; the standard (exact-word) error count beside the loose one."""
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+import punct.editdist as E
 import punct.transfer as T
 from punct.score import score_utterances
 from punct.words import Utterance, Word
@@ -17,8 +18,8 @@ def _one_piece(a, b, monkeypatch):
     """The DP's own answer with no Hirschberg split and no common prefix matched off: its
     backtrace's tie rule over the whole (the module docstring)."""
     with monkeypatch.context() as m:
-        m.setattr(T, "BASE_CELLS", 1 << 40)
-        return T.align_ids_dp(a, b, match_prefix=False)
+        m.setattr(E, "BASE_CELLS", 1 << 40)
+        return E.align_ids_dp(a, b, match_prefix=False)
 
 
 def _asr_like(rng: random.Random, n: int, vocab: int, err: float) -> tuple[list[int], list[int]]:
@@ -43,7 +44,7 @@ def _asr_like(rng: random.Random, n: int, vocab: int, err: float) -> tuple[list[
 def test_anchored_alignment_is_the_one_piece_dp(seed, monkeypatch):
     rng = random.Random(seed)
     a, b = _asr_like(rng, rng.randrange(50, 400), vocab=rng.choice([3, 8, 40]), err=rng.choice([0.05, 0.15, 0.3]))
-    assert T.align_ids(a, b) == _one_piece(a, b, monkeypatch)
+    assert E.align_ids(a, b) == _one_piece(a, b, monkeypatch)
 
 
 def test_small_dp_is_the_dp_on_small_problems():
@@ -51,13 +52,13 @@ def test_small_dp_is_the_dp_on_small_problems():
     for _ in range(500):
         a = [rng.randrange(3) for _ in range(rng.randrange(0, 9))]
         b = [rng.randrange(3) for _ in range(rng.randrange(0, 9))]
-        assert T._small_dp(a, b) == T.align_ids_dp(a, b, match_prefix=False), (a, b)
+        assert E._small_dp(a, b) == E.align_ids_dp(a, b, match_prefix=False), (a, b)
 
 
 def test_without_rapidfuzz_the_dp_aligns_the_whole(monkeypatch):
     a, b = _asr_like(random.Random(3), 300, 8, 0.15)
-    monkeypatch.setattr(T, "_rapidfuzz_levenshtein", lambda: None)
-    assert T.align_ids(a, b) == T.align_ids_dp(a, b)
+    monkeypatch.setattr(E, "rapidfuzz_levenshtein", lambda: None)
+    assert E.align_ids(a, b) == E.align_ids_dp(a, b)
     assert T.exact_word_errors(["we're", "here", "u.s."], ["we", "are", "here", "us"]) == 3
 
 

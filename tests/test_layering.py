@@ -16,7 +16,7 @@ FLOORS = {
     "punct": 6,  # the package itself: its version, and the API of punct.api re-exported lazily
     "punct.errors": 1, "punct.labels": 1, "punct.words": 1, "punct.config": 1, "punct.fsutil": 1,
     "punct.tables": 1, "punct.audio": 1, "punct.textnorm": 1, "punct.overlap": 1, "punct.experiments": 1,
-    "punct.io": 2, "punct.casing": 2, "punct.datadir": 2, "punct.transfer": 2, "punct.prosody": 2, "punct.align": 2,
+    "punct.io": 2, "punct.casing": 2, "punct.datadir": 2, "punct.transfer": 2, "punct.editdist": 2, "punct.prosody": 2, "punct.align": 2,
     "punct.models": 2, "punct.splits": 2,
     "punct.score": 3, "punct.score_report": 3, "punct.significance": 3, "punct.report": 3, "punct.figures": 3, "punct.wer": 3, "punct.results": 3,
     "punct.engine": 4,

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-import punct.transfer as T
+import punct.editdist as E
 from punct.transfer import AlignOp, align, align_ids, normalize_word, transfer_marks
 from punct.words import Word
 
@@ -158,10 +158,10 @@ def test_bitparallel_reference_agrees_with_plain_dp():
         assert bitparallel(a, b) == plain_dp(a, b)
 
 
-@pytest.mark.parametrize("base_cells", [T.BASE_CELLS, 16])
+@pytest.mark.parametrize("base_cells", [E.BASE_CELLS, 16])
 def test_small_random_pairs_are_optimal(monkeypatch, base_cells):
     """Many ties (tiny vocabularies); a tiny BASE_CELLS forces the band and Hirschberg splits."""
-    monkeypatch.setattr(T, "BASE_CELLS", base_cells)
+    monkeypatch.setattr(E, "BASE_CELLS", base_cells)
     rng = random.Random(11)
     for _ in range(300):
         vocab = rng.choice([2, 3, 10, 100])
@@ -173,9 +173,9 @@ def test_small_random_pairs_are_optimal(monkeypatch, base_cells):
         assert sum(op != "match" for op, _, _ in ops) == plain_dp(a, b), (a, b)
 
 
-@pytest.mark.parametrize("base_cells", [T.BASE_CELLS, 4096])
+@pytest.mark.parametrize("base_cells", [E.BASE_CELLS, 4096])
 def test_long_pair_matches_reference_distance(monkeypatch, base_cells):
-    monkeypatch.setattr(T, "BASE_CELLS", base_cells)
+    monkeypatch.setattr(E, "BASE_CELLS", base_cells)
     rng = random.Random(3)
     a = [rng.randrange(400) for _ in range(3000)]
     b = mutate(rng, a, 0.2, 400)
