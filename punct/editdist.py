@@ -1,42 +1,20 @@
-"""Edit-distance alignment of two integer sequences (word keys), exact, fast and linear in
-memory: ``align_ids(a, b)`` -> ops ``(op, i, j)``, -1 for the missing side; punct.transfer
-aligns words through it.
+"""Edit-distance alignment of two integer sequences (word keys): ``align_ids(a, b)`` -> ops
+``(op, i, j)``, -1 for the missing side; punct.transfer aligns words through it.
 
-The algorithm, chosen to be exact, fast and linear in memory:
+Costs: match 0, substitution and deletion ``W + 1``, insertion ``W``, ``W = min(n, m) + 1``;
+the total ``W * errors + (n - matches)`` minimises the edit distance first, then keeps the
+most matches (marks stay on identical words). Ties: the backtrace (from the end) prefers a
+diagonal step, then a deletion, then an insertion, so in a run of unmatched words the
+substitutions sit at its end and the extra words at its start (the mark after the run's
+last reference word stays on its last hypothesis word).
 
-- Costs. Match 0, substitution and deletion ``W + 1``, insertion ``W``, with
-  ``W = min(n, m) + 1``. The total is ``W * errors + (n - matches)``, so an
-  alignment minimises the edit distance first and, among alignments with the
-  same distance, has the most matches (marks stay on identical words); a
-  substitution always beats a deletion plus an insertion. Ties left after that
-  are broken the same way every time: the backtrace (from the end) prefers a
-  diagonal step, then a deletion, then an insertion, so in a run of unmatched
-  words the substitutions sit at its end, next to the following matched word,
-  and the extra words at its start (the mark after the run's last reference
-  word stays on the run's last hypothesis word). A Hirschberg split takes the
-  leftmost best column; where a split falls inside such a run, the placement
-  inside that one run may differ from the one-piece backtrace (same cost).
-- Rows. A DP row is computed with numpy: first the vertical and diagonal steps
-  ``E[j]``, then the horizontal (insertion) chain inside the row as a running
-  minimum, ``D[j] = j*c + cummin_k(E[k] - k*c)`` (``np.minimum.accumulate``).
-- Band (Ukkonen). A path through diagonal ``k = j - i`` costs at least
-  ``c_ins * (|k| + |m - n - k|)``, so with an upper bound ``U`` of the optimum
-  only the diagonals where that bound is at most ``U`` are computed. At the top
-  a narrow band is tried first; its result is an upper bound, and when it cannot
-  be certified optimal the band is widened to exactly what that bound allows.
-- Memory (Hirschberg). Rows are computed forward to the middle reference word
-  and backward from the end; the best split column cuts the problem in two whose
-  optimal costs are then known exactly (so their bands are exact too). A part
-  small enough (``BASE_CELLS`` band cells) is solved with its band rows kept and
-  a backtrace. A common suffix and prefix are matched off first.
-
-Memory is O(n + m + BASE_CELLS); time is about 2-3 passes over the band, which
-for ASR output is a few thousand diagonals wide. Two 20K-word calls with 15%
-word errors align in a few seconds (benchmarks/bench_transfer.py).
-
-With rapidfuzz installed, ``align_ids`` runs this DP only between the long runs of
-equal words that rapidfuzz's edit operations find (the alignment of the 33 Earnings-21
-calls of one engine: 1.1 s of CPU instead of 13.5; see ``align_ids``).
+Exact, fast and linear in memory: each DP row is computed with numpy (the insertion chain
+as a running minimum), only the diagonals an upper bound of the cost allows (Ukkonen's
+band), and Hirschberg's split keeps O(n + m + BASE_CELLS) memory (a split inside a run of
+unmatched words may place that run differently, at the same cost). Two 20K-word calls with
+15% word errors align in a few seconds (benchmarks/bench_transfer.py). With rapidfuzz,
+``align_ids`` runs the DP only between the long runs of equal words it finds (33
+Earnings-21 calls: 1.1 s of CPU instead of 13.5).
 """
 from __future__ import annotations
 
