@@ -21,9 +21,12 @@ of a T-BRNN cheaper per word (its cost grows with the window, not the batch). In
 streams are cut into up to ``workers`` segments, each decoded as above with ``window // 2``
 tokens of context read on each side, the segments decoded by as many threads (both runtimes
 release the GIL while they compute), and the labels handed back in stream order. Only the words
-near a cut can differ from one-segment decoding, as a window started elsewhere sees them;
-streams shorter than ``SEGMENT_WINDOWS`` windows are not cut. Posteriors (softmax) and case classes are
-computed only for the rows a caller asks for (``Accepted``), not for every window position.
+near a cut can differ from one-segment decoding, as windows started elsewhere see them (and
+their window starts need not meet again: each start is the last sentence end its window saw);
+streams shorter than ``SEGMENT_WINDOWS`` windows a worker are not cut.
+
+Posteriors (softmax) and case classes are computed only for the rows a caller asks for
+(``Accepted``), not for every window position.
 """
 from __future__ import annotations
 
