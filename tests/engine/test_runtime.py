@@ -80,7 +80,7 @@ def test_runtime_choice(monkeypatch):
 def test_auto_prefers_onnx_and_falls_back_to_torch(model_file, cache, monkeypatch):
     model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
     assert used == "onnx" and isinstance(model, runtime.OnnxModel)
-    assert defaults == {"window": 12, "batch_size": 4, "mixed_spellings": {}}
+    assert defaults == {"window": 12, "batch_size": runtime.ONNX_BATCH, "mixed_spellings": {}}
     monkeypatch.setattr(runtime, "onnx_available", lambda: False)
     model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
     assert used == "torch" and isinstance(model, torch.nn.Module) and defaults["window"] == 12
