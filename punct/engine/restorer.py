@@ -167,11 +167,14 @@ class Restorer:
         rows = self._pause_rows(out) if self.inputs is not None else None
 
         def source(si: int) -> Iterator:
+            q = pending[si]
             for w in streams[si]:
                 ids = self._encoded(w)[1]
-                pending[si].append((w, len(ids)))
+                q.append((w, len(ids)))
                 if rows is None:
                     yield from ids
+                elif len(ids) == 1:  # most words: one token, the word's own row
+                    yield ids[0], rows[id(w)][1]
                 else:
                     yield from zip(ids, self._token_rows(rows[id(w)], len(ids)))
 
