@@ -135,6 +135,16 @@ def run_measured(cmd: list[str], env: dict, stdin: str | None = None) -> dict:
             "stdout": out.decode()}
 
 
+def lines_differing(a: str, b: str) -> int:
+    """Lines of ``a`` and ``b`` outside their longest matching blocks (a mark line added to a CTM
+    shifts the lines after it, which a line-by-line count would all call different)."""
+    import difflib
+
+    la, lb = a.splitlines(), b.splitlines()
+    ops = difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes()
+    return sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in ops if op != "equal")
+
+
 def version(pkg: str) -> str | None:
     try:
         return metadata.version(pkg)
@@ -168,8 +178,7 @@ def measure(models: list[Path], ctm: Path, runtimes: list[str], threads: int, re
             text = out.read_text()
             if first_out is None:
                 first_out = text
-            lines_a, lines_b = first_out.splitlines(), text.splitlines()
-            differ = sum(a != b for a, b in zip(lines_a, lines_b)) + abs(len(lines_a) - len(lines_b))
+            differ = lines_differing(first_out, text)
             rows.append({"model": str(model), "runtime": rt, "threads": threads, "workers": dec["workers"],
                          "words": dec["words"],
                          "prepare_s": prep["wall_s"], "decode": dec,
