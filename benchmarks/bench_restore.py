@@ -2,12 +2,14 @@
 start-up on five words, peak memory, and whether the labels equal the first runtime's.
 
     python benchmarks/bench_restore.py [--model OTHER.pt ...] [--ctm CTM]
-        [--runtimes torch onnx onnx-int8] [--threads 1] [--startup-repeats 3]
+        [--runtimes torch onnx onnx-int8] [--threads 1] [--workers 1 auto] [--startup-repeats 3]
         [--json exp/benchmarks/restore_runtimes.json] [--tiny]
 
 Models: the shipped ``models/default.pt`` and each ``--model`` (a candidate default, say).
 Runtimes: punct.engine.runtime (``torch``; ``onnx``, the exported graph, cached once before
-timing; ``onnx-int8``, its int8 dynamic quantization). Input: the Earnings-21 call 4366302
+timing; ``onnx-int8``, its int8 dynamic quantization). Workers: ``--workers`` of ``punct
+restore`` (``1``: the sequential windows; ``auto``: its default, parallel segments on the
+usable cores); each runtime is measured with each. Input: the Earnings-21 call 4366302
 (59.9 minutes, 9,912 words) from the commercial Kaldi system in ``$PUNCT_CORPUS_DIR``
 (default ``../shared/data``). For each
 model and runtime, each measurement in a fresh process:
@@ -20,6 +22,9 @@ model and runtime, each measurement in a fresh process:
   ``--startup-repeats`` runs, and its CPU time;
 - same labels: the output CTM against the first runtime's of the same model, line by line.
 
+CPU seconds are the robust figure on a loaded machine (wall-clock shares the cores); the
+table gives decoding words per CPU second and the wall-clock figures as measured.
+
 ``--agreement CTM_DIR`` measures instead, in one process, how many words of every CTM of the
 folder get the first runtime's label from each runtime (and decoding words per CPU second):
 
@@ -28,7 +33,7 @@ folder get the first runtime's label from each runtime (and decoding words per C
 Prints a table (with each row's decoding and wall-clock speed as a ratio of the first row's)
 and the machine's load (``os.getloadavg``): a loaded machine slows every row alike, so
 compare ratios within one run. ``--tiny``: two randomly initialised tiny TA-BRNN-p models on a
-300-word synthetic CTM, graphs cached in a temporary folder; a check that the benchmark runs
+800-word synthetic CTM, graphs cached in a temporary folder; a check that the benchmark runs
 (the tests run it), not a measurement.
 """
 from __future__ import annotations
@@ -94,7 +99,8 @@ def child(args: argparse.Namespace) -> None:
     from punct.restore import Restorer, read_input, write_output
 
     t1 = time.perf_counter()
-    r = Restorer.load(args.model, runtime=args.runtime, threads=args.threads)
+    r = Restorer.load(args.model, runtime=args.runtime, threads=args.threads,
+                      workers=None if args.workers_one in (None, "auto") else int(args.workers_one))
     t2 = time.perf_counter()
     utts = read_input(args.ctm)
     t3, c3 = time.perf_counter(), time.process_time()
@@ -103,7 +109,7 @@ def child(args: argparse.Namespace) -> None:
     write_output(hyp, args.out, "ctm")
     t5 = time.perf_counter()
     n = sum(len(u) for u in utts)
-    print(json.dumps({"runtime": r.runtime, "words": n, "import_s": t1 - t0, "load_s": t2 - t1, "read_s": t3 - t2,
+    print(json.dumps({"runtime": r.runtime, "workers": r.workers, "words": n, "import_s": t1 - t0, "load_s": t2 - t1, "read_s": t3 - t2,
                       "decode_s": t4 - t3, "decode_cpu_s": c4 - c3, "write_s": t5 - t4, "process_cpu_s": c4 - c0,
                       "decode_words_per_s": n / (t4 - t3), "decode_words_per_cpu_s": n / max(c4 - c3, 1e-9),
                       "torch_imported": "torch" in sys.modules,
@@ -129,6 +135,16 @@ def run_measured(cmd: list[str], env: dict, stdin: str | None = None) -> dict:
             "stdout": out.decode()}
 
 
+def lines_differing(a: str, b: str) -> int:
+    """Lines of ``a`` and ``b`` outside their longest matching blocks (a mark line added to a CTM
+    shifts the lines after it, which a line-by-line count would all call different)."""
+    import difflib
+
+    la, lb = a.splitlines(), b.splitlines()
+    ops = difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes()
+    return sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in ops if op != "equal")
+
+
 def version(pkg: str) -> str | None:
     try:
         return metadata.version(pkg)
@@ -137,19 +153,23 @@ def version(pkg: str) -> str | None:
 
 
 def measure(models: list[Path], ctm: Path, runtimes: list[str], threads: int, repeats: int, env: dict,
-            work: Path) -> list[dict]:
+            work: Path, workers: list[str] = ("auto",)) -> list[dict]:
     py = [sys.executable]
     rows = []
     for mi, model in enumerate(models):
         first_out = None
-        for rt in runtimes:
+        for rt, wk in [(rt, wk) for rt in runtimes for wk in workers]:
             common = ["--model", str(model), "--runtime", rt, "--threads", str(threads)]
+            child_wk = ["--workers-one", wk]
+            if wk != "auto":
+                common += ["--workers", wk]
             prep = {"wall_s": 0.0}
             if rt != "torch":  # export the graph (once per model file) before anything is timed
                 prep = run_measured(py + ["-c", "from punct.restore import Restorer; "
                                           f"Restorer.load({str(model)!r}, runtime={rt!r})"], env)
-            out = work / f"m{mi}_{rt}.ctm"
-            dec = json.loads(run_measured(py + [__file__, "--child", "--ctm", str(ctm), "--out", str(out)] + common,
+            out = work / f"m{mi}_{rt}_{wk}.ctm"
+            child_args = ["--model", str(model), "--runtime", rt, "--threads", str(threads)] + child_wk
+            dec = json.loads(run_measured(py + [__file__, "--child", "--ctm", str(ctm), "--out", str(out)] + child_args,
                                           env)["stdout"].strip().splitlines()[-1])
             wall = run_measured(py + ["-m", "punct", "restore", str(ctm), "-o", str(work / "wall.ctm")] + common, env)
             starts = [run_measured(py + ["-m", "punct", "restore", "-"] + common, env, stdin=FIVE_WORDS)
@@ -158,13 +178,14 @@ def measure(models: list[Path], ctm: Path, runtimes: list[str], threads: int, re
             text = out.read_text()
             if first_out is None:
                 first_out = text
-            lines_a, lines_b = first_out.splitlines(), text.splitlines()
-            differ = sum(a != b for a, b in zip(lines_a, lines_b)) + abs(len(lines_a) - len(lines_b))
-            rows.append({"model": str(model), "runtime": rt, "threads": threads, "words": dec["words"],
+            differ = lines_differing(first_out, text)
+            rows.append({"model": str(model), "runtime": rt, "threads": threads, "workers": dec["workers"],
+                         "words": dec["words"],
                          "prepare_s": prep["wall_s"], "decode": dec,
                          "decode_words_per_s": dec["decode_words_per_s"],
                          "decode_words_per_cpu_s": dec["decode_words_per_cpu_s"],
                          "wall_s": wall["wall_s"], "wall_cpu_s": wall["cpu_s"],
+                         "wall_cpu_s_per_kword": 1000 * wall["cpu_s"] / dec["words"],
                          "wall_words_per_s": dec["words"] / wall["wall_s"], "peak_rss_mb": wall["peak_rss_mb"],
                          "startup_s": best["wall_s"], "startup_cpu_s": best["cpu_s"],
                          "startup_peak_rss_mb": best["peak_rss_mb"], "torch_imported": dec["torch_imported"],
@@ -208,14 +229,14 @@ def agreement(model: Path, ctm_dir: Path, runtimes: list[str], threads: int) -> 
 
 
 def table(rows: list[dict]) -> str:
-    head = (f"{'model':<24} {'runtime':<10} {'decode w/s':>10} {'cpu w/s':>9} {'wall w/s':>9} {'ratio d/w':>10} "
+    head = (f"{'model':<24} {'runtime':<10} {'wk':>2} {'decode w/s':>10} {'cpu w/s':>9} {'wall w/s':>9} {'ratio d/w':>10} "
             f"{'start s':>8} {'start cpu':>9} {'RSS MB':>7} {'torch':>5} {'differ':>6}")
     lines = [head, "-" * len(head)]
     base = rows[0] if rows else None
     for r in rows:
         name = Path(r["model"]).name if Path(r["model"]).name != "best.pt" else "/".join(Path(r["model"]).parts[-2:])
         ratio = f"{r['decode_words_per_s'] / base['decode_words_per_s']:.2f}/{r['wall_words_per_s'] / base['wall_words_per_s']:.2f}"
-        lines.append(f"{name[:24]:<24} {r['runtime']:<10} {r['decode_words_per_s']:>10.0f} {r['decode_words_per_cpu_s']:>9.0f} "
+        lines.append(f"{name[:24]:<24} {r['runtime']:<10} {r['workers']:>2} {r['decode_words_per_s']:>10.0f} {r['decode_words_per_cpu_s']:>9.0f} "
                      f"{r['wall_words_per_s']:>9.0f} {ratio:>10} {r['startup_s']:>8.2f} {r['startup_cpu_s']:>9.2f} "
                      f"{r['peak_rss_mb']:>7.0f} {'yes' if r['torch_imported'] else 'no':>5} "
                      f"{r['lines_differing_from_first_runtime']:>6}")
@@ -229,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runtimes", nargs="+", default=["torch", "onnx", "onnx-int8"],
                    choices=["torch", "onnx", "onnx-int8"])
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--workers", nargs="+", default=["1", "auto"],
+                   help="punct restore --workers values to measure (1: sequential windows; auto: the default)")
     p.add_argument("--startup-repeats", type=int, default=3)
     p.add_argument("--json", default=None, help="write the measurements here")
     p.add_argument("--agreement", metavar="CTM_DIR", default=None,
@@ -237,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tiny", action="store_true", help="tiny models on a tiny CTM: checks that it runs, no timing")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--runtime", help=argparse.SUPPRESS)
+    p.add_argument("--workers-one", default=None, help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
@@ -264,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             for seed, m in enumerate(models):
                 make_tiny_model(m, words, seed)
             ctm = work / "tiny.ctm"
-            make_ctm(ctm, words, 300, 1)
+            make_ctm(ctm, words, 800, 1)  # long enough for two segments of the tiny models' windows
             env["PUNCT_ONNX_DIR"] = str(work / "onnx")
             args.startup_repeats = 1
         else:
@@ -275,17 +299,19 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"error: {f}: not found", file=sys.stderr)
                 return 1
         load_before = os.getloadavg()
-        rows = measure(models, ctm, args.runtimes, args.threads, args.startup_repeats, env, work)
+        rows = measure(models, ctm, args.runtimes, args.threads, args.startup_repeats, env, work, args.workers)
         load_after = os.getloadavg()
     info = {"ctm": str(ctm) if not args.tiny else "tiny", "cores": os.cpu_count(), "machine": platform.machine(),
-            "load_before": load_before, "load_after": load_after, "threads": args.threads,
+            "load_before": load_before, "load_after": load_after, "threads": args.threads, "workers": args.workers,
             "torch": version("torch"), "onnxruntime": version("onnxruntime"), "tiny": args.tiny,
             "command": "python benchmarks/bench_restore.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     print(f"{rows[0]['words']} words; {info['cores']} cores, load {load_before[0]:.1f} before, "
           f"{load_after[0]:.1f} after; torch {info['torch']}, onnxruntime {info['onnxruntime']}; {args.threads} thread(s)")
     print(table(rows))
-    print("ratio d/w: decoding and wall-clock words/s over the first row's; start: least wall time of a five-word "
-          "input; differ: output lines unlike the first runtime's of the same model")
+    print("wk: decoding threads (1: sequential windows); cpu w/s: decoding words per CPU second (the robust figure "
+          "on a loaded machine); ratio d/w: decoding and wall-clock words/s over the first row's; start: least wall "
+          "time of a five-word input; RSS: peak of the whole command; differ: output lines unlike the first row's "
+          "of the same model")
     if args.json:
         from punct.fsutil import atomic_write
 

@@ -39,13 +39,13 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
                  stdout: TextIO | None = None, weights: Sequence[float] | None = None,
                  bias=None, capitalize_words: bool = False, end_sentence: bool = True,
                  case: bool = True, write_options: WriteOptions | None = None, runtime: str | None = None,
-                 threads: int = 1) -> list[Utterance]:
+                 threads: int = 1, workers: int | None = None) -> list[Utterance]:
     """Read ``input_path``, punctuate it with ``model`` (default model when None; a list of
     several model files restores with their ensemble, ``weights`` for its mean), with the
     decision ``bias`` if given, the last word of each input ending a sentence if ``end_sentence``
     (``input_ends``), write ``output`` (stdout when None) in the forms of ``write_options``;
     returns the punctuated utterances. ``runtime``, ``threads``: what runs the model
-    (punct.engine.runtime).
+    (punct.engine.runtime); ``workers``: decoding threads (punct.engine.restorer.Restorer.load).
     Spelling: in true case (``true_case``) if ``case`` and the model has a case head, else in
     sentence case if ``capitalize_words`` (``capitalize``), else as the input spelled it."""
     fmt_out = output_format(output, output_format_name)
@@ -56,9 +56,10 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
     if len(paths) > 1 or weights is not None or bias is not None:
         restorer = EnsembleRestorer.load(paths, weights, window=window, batch_size=batch_size, bias=bias,
-                                         runtime=runtime, threads=threads)
+                                         runtime=runtime, threads=threads, workers=workers)
     else:
-        restorer = Restorer.load(paths[0], window=window, batch_size=batch_size, runtime=runtime, threads=threads)
+        restorer = Restorer.load(paths[0], window=window, batch_size=batch_size, runtime=runtime, threads=threads,
+                                 workers=workers)
     use_case = case and restorer.has_case
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False, end_sentence=end_sentence,
                            case=use_case)

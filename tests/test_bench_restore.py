@@ -20,9 +20,13 @@ def test_bench_restore_tiny_mode_runs_and_writes_its_json(repo_root, tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     data = json.loads(out.read_text())
     rows = data["rows"]
-    assert [(os.path.basename(x["model"]), x["runtime"]) for x in rows] == [("tiny_a.pt", "onnx"), ("tiny_b.pt", "onnx")]
+    from punct.engine.infer import default_workers
+
+    auto = default_workers()
+    assert [(os.path.basename(x["model"]), x["runtime"], x["workers"]) for x in rows] == [
+        ("tiny_a.pt", "onnx", 1), ("tiny_a.pt", "onnx", auto), ("tiny_b.pt", "onnx", 1), ("tiny_b.pt", "onnx", auto)]
     for x in rows:
-        assert x["words"] == 300 and x["decode_words_per_s"] > 0 and x["peak_rss_mb"] > 0 and x["startup_s"] > 0
+        assert x["words"] == 800 and x["decode_words_per_cpu_s"] > 0 and x["wall_cpu_s_per_kword"] > 0 and x["decode_words_per_s"] > 0 and x["peak_rss_mb"] > 0 and x["startup_s"] > 0
         assert x["torch_imported"] is False  # the graph was exported before: restore runs without torch
     assert rows[0]["lines_differing_from_first_runtime"] == 0
     assert data["info"]["tiny"] is True and "onnx" in r.stdout

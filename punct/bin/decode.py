@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=at_least(2, MAX_WINDOW), default=None, help="words per decoding window (default: training slice length)")
     p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None, help="windows per batch (default: training batch size)")
     p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=2, help="torch threads")
+    p.add_argument("--workers", type=at_least(1, MAX_THREADS), default=1,
+                   help="decoding threads of one model, each running a part of the input (long streams cut into "
+                        "segments, as punct restore's default); default 1: windows that follow sentence ends")
     p.add_argument("--no-score", action="store_true", help="do not score against the data directory's labels")
     add_common(p)
     return p
@@ -104,7 +107,7 @@ def _main(args: argparse.Namespace) -> int:
         args.bias = tuned.get("bias", args.bias)
     if len(args.model) == 1 and args.weights is None and args.bias is None:
         hyp = decode(args.model[0], args.data, window=args.window, batch_size=args.batch_size, threads=args.threads,
-                     stats=stats)
+                     stats=stats, workers=args.workers)
     else:
         hyp = decode_ensemble(args.model, args.data, weights=args.weights, threads=args.threads, stats=stats,
                               bias=args.bias)

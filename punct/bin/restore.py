@@ -101,7 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=at_least(2, MAX_WINDOW), default=None, help="words per decoding window (default: the model's training slice)")
     p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None, help="windows per batch (several streams)")
     p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=1,
-                   help="threads of the model's runtime (default 1: a stream is decoded one window at a time)")
+                   help="threads of the model's runtime (default 1)")
+    p.add_argument("--workers", type=at_least(1, MAX_THREADS), default=None,
+                   help="decoding threads, each running a part of the input (a long recording is cut into "
+                        "segments with context on each side); default: the usable cores over --threads, at most "
+                        "4; 1: each recording decoded in one pass of windows that follow sentence ends")
     p.add_argument("--runtime", choices=("auto", "onnx", "onnx-int8", "torch"), default=None,
                    help="what runs the model: ONNX Runtime (the graph exported once and cached in "
                         "$PUNCT_CACHE/onnx, default ~/.cache/punct), its int8 quantization, or torch; default "
@@ -158,7 +162,8 @@ def _main(args: argparse.Namespace) -> int:
                  output_format_name=args.output_format, speaker_breaks=args.speaker_breaks, window=args.window,
                  batch_size=args.batch_size, segments=args.segments, weights=args.weights, bias=args.bias,
                  capitalize_words=args.capitalize, end_sentence=args.end_sentence, case=args.case,
-                 write_options=write_options, runtime=args.runtime, threads=args.threads)
+                 write_options=write_options, runtime=args.runtime, threads=args.threads,
+                 workers=args.workers)
     return 0
 
 

@@ -27,15 +27,16 @@ log = logging.getLogger(__name__)
 
 
 def predict_streams(model: torch.nn.Module, streams: list[list[int]], window: int = 200, batch_size: int = 128,
-                    inputs=None, feats: Sequence | None = None) -> list[list[int]]:
+                    inputs=None, feats: Sequence | None = None, workers: int = 1) -> list[list[int]]:
     """Label ids for every word of every stream of word ids, windows following predicted boundaries.
 
     The ids are those of the model's featurizer (``vocab.encode`` of ``load_model``);
     ``inputs`` is that featurizer, by default ``model.punct_inputs`` (set by
     ``load_model``), else the ids are passed as they are (``model(ids=, mask=)``).
     ``feats``: for a model with per-word features, one raw feature array per stream
-    (``FeatureInputs.load_features``), windowed in step with the ids."""
-    return run_streams(model, streams, window, batch_size, inputs, feats)[0]
+    (``FeatureInputs.load_features``), windowed in step with the ids. ``workers``: decoding
+    threads (parallel segments, punct.engine.infer)."""
+    return run_streams(model, streams, window, batch_size, inputs, feats, workers=workers)[0]
 
 
 def stream_features(model: torch.nn.Module, data_dir: str | Path, utts: list[Utterance]) -> list | None:
@@ -89,7 +90,7 @@ def posteriors(model_path: str | Path, data_dir: str | Path, utts: list[Utteranc
 
 
 def decode(model_path: str | Path, data_dir: str | Path, window: int | None = None, batch_size: int | None = None,
-           threads: int | None = None, stats: dict | None = None) -> list[Utterance]:
+           threads: int | None = None, stats: dict | None = None, workers: int = 1) -> list[Utterance]:
     """Punctuate the words of data directory ``data_dir`` with the model in ``model_path``;
     returns the utterances with predicted labels (the input labels, if any, are replaced).
     ``stats``, if given, receives words, seconds, words_per_s, model, window, batch_size."""
@@ -107,7 +108,7 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
     n_words = sum(len(s) for s in streams)
     feats = stream_features(model, data_dir, utts)
     t0 = time.monotonic()
-    preds = predict_streams(model, streams, window, batch_size, feats=feats)
+    preds = predict_streams(model, streams, window, batch_size, feats=feats, workers=workers)
     dt = time.monotonic() - t0
     log.info("decoded %d utterances, %d words in %.1f s (%.0f words/s)", len(utts), n_words, dt, n_words / max(dt, 1e-9))
     if stats is not None:

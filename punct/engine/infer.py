@@ -13,12 +13,25 @@ predicts an end only near the start of every window (an untrained one does) woul
 cost a window per token. Windows of many streams are batched together.
 
 Streams are fed lazily (``iter_decode``), at most ``window + 1`` tokens held per stream, so
-the labels do not depend on how the input is fed. Posteriors (softmax) and case classes are
-computed only for the rows a caller asks for (``Accepted``), not for every window position.
+the labels do not depend on how the input is fed.
+
+Parallel segments (``workers`` > 1): a stream's windows wait for each other, so a one-hour
+recording (one stream) would run on one core, and batching windows does not make the attention
+of a T-BRNN cheaper per word (its cost grows with the window, not the batch). Instead long
+streams are cut into up to ``workers`` segments, each decoded as above with ``window // 2``
+tokens of context read on each side, the segments decoded by as many threads (both runtimes
+release the GIL while they compute), and the labels handed back in stream order. Only the words
+near a cut can differ from one-segment decoding, as windows started elsewhere see them (and
+their window starts need not meet again: each start is the last sentence end its window saw);
+streams shorter than ``SEGMENT_WINDOWS`` windows a worker are not cut.
+
+Posteriors (softmax) and case classes are computed only for the rows a caller asks for
+(``Accepted``), not for every window position.
 """
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
@@ -30,6 +43,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 _EOS = frozenset(label_id(lab) for lab in SENTENCE_END)
+#: a stream is cut into segments of at least this many windows (module docstring)
+SEGMENT_WINDOWS = 4
 
 
 # ----------------------------------------------------------------------------- windows
@@ -143,23 +158,35 @@ class Accepted:
     labels: list[int]
     batch: Batch
     row: int
+    offset: int = 0  # the window position of the first accepted token
 
     def posteriors(self, a: int = 0, b: int | None = None, case: bool = False) -> "np.ndarray":
         """float32 posteriors of accepted tokens a..b (default: all), [., len(LABELS)] (+ case)."""
-        return self.batch.posteriors(self.row, a, len(self.labels) if b is None else b, case)
+        o = self.offset
+        return self.batch.posteriors(self.row, o + a, o + (len(self.labels) if b is None else b), case)
 
     def cases(self) -> list[int]:
         """The case class ids of the accepted tokens."""
-        return self.batch.cases(self.row, 0, len(self.labels))
+        return self.batch.cases(self.row, self.offset, self.offset + len(self.labels))
+
+
+def default_workers(threads: int = 1) -> int:
+    """Decoding threads (``iter_decode``'s workers) for a runtime of ``threads`` threads each:
+    the usable cores shared out, at most 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores // max(1, threads)))
 
 
 def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int = 32, with_feats: bool = False,
-                case: bool = False, inputs=None) -> Iterator[Accepted]:
+                case: bool = False, inputs=None, workers: int = 1) -> Iterator[Accepted]:
     """Decode streams of token ids given as iterables; yield an ``Accepted`` per window, in
     stream order within each stream. ``with_feats``: the sources yield ``(id, feature row)``
     pairs, windowed together. ``inputs``: a torch model's featurizer (default its
-    ``punct_inputs``); ``case``: its case logits are kept (``Accepted.cases``)."""
-    import numpy as np
+    ``punct_inputs``); ``case``: its case logits are kept (``Accepted.cases``). ``workers``
+    > 1: parallel segments (module docstring; the sources are read whole first)."""
 
     if window < 2:
         raise ValueError("window must be at least 2 words")
@@ -171,6 +198,18 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
         if not with_feats and getattr(inputs, "columns", None):
             raise PunctError("this model reads per-word features (pause, prosody): none were given with the words")
         model.eval()
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers > 1:
+        yield from _iter_parallel(model, sources, window, batch_size, with_feats, case, inputs, workers)
+    else:
+        yield from _iter_sequential(model, sources, window, batch_size, with_feats, case, inputs)
+
+
+def _iter_sequential(model, sources, window, batch_size, with_feats, case, inputs) -> Iterator[Accepted]:
+    """``iter_decode`` in one thread: windows that follow sentence ends, batched across streams."""
+    import numpy as np
+
     its = [iter(s) for s in sources]
     bufs: list[list] = [[] for _ in its]
     exhausted = [False] * len(its)
@@ -203,12 +242,58 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
         active = still
 
 
+def segments(n: int, window: int, workers: int) -> list[tuple[int, int, int, int]]:
+    """The segments of a stream of ``n`` tokens (module docstring): (first, end) of the tokens
+    decoded, (first, end) of those kept; one segment for a stream under ``SEGMENT_WINDOWS`` windows a worker."""
+    k = max(1, min(workers, n // (SEGMENT_WINDOWS * window)))
+    ctx = window // 2
+    cuts = [n * j // k for j in range(k + 1)]
+    return [(max(0, a - ctx), min(n, b + ctx), a, b) for a, b in zip(cuts, cuts[1:])]
+
+
+def _iter_parallel(model, sources, window, batch_size, with_feats, case, inputs, workers) -> Iterator[Accepted]:
+    """``iter_decode`` over parallel segments: the segments shared out to ``workers`` threads by
+    size, each thread decoding its share as ``_iter_sequential`` does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    items = [list(s) for s in sources]
+    jobs = [(i, *seg) for i, it in enumerate(items) if it for seg in segments(len(it), window, workers)]
+    if len(jobs) <= 1:  # nothing to share out
+        yield from _iter_sequential(model, items, window, batch_size, with_feats, case, inputs)
+        return
+    shares: list[list[int]] = [[] for _ in range(min(workers, len(jobs)))]
+    sizes = [0] * len(shares)
+    for j in sorted(range(len(jobs)), key=lambda j: jobs[j][1] - jobs[j][2]):
+        g = sizes.index(min(sizes))
+        shares[g].append(j)
+        sizes[g] += jobs[j][2] - jobs[j][1]
+    got: list[list[Accepted]] = [[] for _ in jobs]
+
+    def run(share: list[int]) -> None:
+        srcs = [items[jobs[j][0]][jobs[j][1]: jobs[j][2]] for j in share]
+        for acc in _iter_sequential(model, srcs, window, batch_size, with_feats, case, inputs):
+            got[share[acc.stream]].append(acc)
+
+    with ThreadPoolExecutor(len(shares)) as ex:
+        for f in [ex.submit(run, sh) for sh in shares]:
+            f.result()
+    for (i, lo, _, a, b), accs in zip(jobs, got):
+        pos = lo
+        for acc in accs:
+            s, pos = pos, pos + len(acc.labels)
+            x, y = max(s, a), min(pos, b)
+            if x < y:
+                yield Accepted(i, acc.labels[x - s: y - s], acc.batch, acc.row, acc.offset + x - s)
+
+
 def run_streams(model, streams: list[list[int]], window: int = 200, batch_size: int = 128,
-                inputs=None, feats: Sequence | None = None, probs: bool = False, case: bool = False):
+                inputs=None, feats: Sequence | None = None, probs: bool = False, case: bool = False,
+                workers: int = 1):
     """(label ids, posteriors) of every token of every stream of a data set (``iter_decode`` over
     whole streams); posteriors are float32 [n, len(LABELS)] arrays when ``probs``, else None;
     with ``case`` (and ``probs``, a model with a case head) each row continues with the case
-    head's softmax. ``feats``: one raw feature array per stream, a row per token."""
+    head's softmax. ``feats``: one raw feature array per stream, a row per token. ``workers``:
+    parallel segments (``iter_decode``)."""
     import numpy as np
 
     if feats is not None:
@@ -221,7 +306,8 @@ def run_streams(model, streams: list[list[int]], window: int = 200, batch_size: 
     sources = [s if feats is None else zip(s, f) for s, f in zip(streams, feats or streams)]
     out: list[list[int]] = [[] for _ in streams]
     post: list[list] = [[] for _ in streams]
-    for acc in iter_decode(model, sources, window, batch_size, with_feats=feats is not None, case=case, inputs=inputs):
+    for acc in iter_decode(model, sources, window, batch_size, with_feats=feats is not None, case=case, inputs=inputs,
+                           workers=workers):
         out[acc.stream].extend(acc.labels)
         if probs:
             post[acc.stream].append(acc.posteriors(case=case))

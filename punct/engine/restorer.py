@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from punct.casing import true_case
-from punct.engine.infer import (biased_labels, class_bias, ensemble_weights, iter_decode, sentence_end_label,
-                                weighted_mean)
+from punct.engine.infer import (biased_labels, class_bias, default_workers, ensemble_weights, iter_decode,
+                                sentence_end_label, weighted_mean)
 from punct.errors import PunctError
 from punct.io.sentences import speaker_of
 from punct.labels import CASES, LABELS, O, PERIOD, SENTENCE_END
@@ -68,13 +68,18 @@ def resolve_model(path: str | Path | None) -> Path:
 class Restorer:
     """A loaded model and how to feed it: ``Restorer.load(path).restore(utts)``."""
 
-    def __init__(self, model, vocab, window: int = 200, batch_size: int = 32, mixed: dict[str, str] | None = None):
+    def __init__(self, model, vocab, window: int = 200, batch_size: int = 32, mixed: dict[str, str] | None = None,
+                 workers: int | None = None):
         if window < 2 or batch_size < 1:
             raise ValueError(f"window must be at least 2 words and batch_size at least 1, got {window} and {batch_size}")
         self.model = model
         self.vocab = vocab
         self.window = window
         self.batch_size = batch_size
+        #: decoding threads (punct.engine.infer.iter_decode; 1: one segment per stream, exactly sequential)
+        self.workers = default_workers() if workers is None else int(workers)
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
         #: the model predicts each word's case class (a case head); ``mixed``: its spellings of MIXED
         self.has_case = bool(getattr(model, "case_head", False))
         self.mixed = dict(mixed or {})
@@ -89,16 +94,17 @@ class Restorer:
 
     @classmethod
     def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None,
-             runtime: str | None = None, threads: int = 1) -> "Restorer":
+             runtime: str | None = None, threads: int = 1, workers: int | None = None) -> "Restorer":
         """Load ``model_path`` (default: DEFAULT_MODEL); window and batch size default to its training values;
-        ``runtime`` and ``threads``: punct.engine.runtime (``auto``: ONNX Runtime when it can, else torch)."""
+        ``runtime`` and ``threads``: punct.engine.runtime (``auto``: ONNX Runtime when it can, else torch);
+        ``workers``: decoding threads (default: the cores over ``threads``; 1: sequential windows)."""
         from punct.engine.runtime import load_for_restore
 
         path = resolve_model(model_path)
         model, vocab, defaults, used = load_for_restore(path, runtime, threads)
         r = cls(model, vocab, window=defaults["window"] if window is None else window,
                 batch_size=defaults["batch_size"] if batch_size is None else batch_size,
-                mixed=defaults.get("mixed_spellings"))
+                mixed=defaults.get("mixed_spellings"), workers=default_workers(threads) if workers is None else workers)
         r.runtime = used
         return r
 
@@ -161,11 +167,14 @@ class Restorer:
         rows = self._pause_rows(out) if self.inputs is not None else None
 
         def source(si: int) -> Iterator:
+            q = pending[si]
             for w in streams[si]:
                 ids = self._encoded(w)[1]
-                pending[si].append((w, len(ids)))
+                q.append((w, len(ids)))
                 if rows is None:
                     yield from ids
+                elif len(ids) == 1:  # most words: one token, the word's own row
+                    yield ids[0], rows[id(w)][1]
                 else:
                     yield from zip(ids, self._token_rows(rows[id(w)], len(ids)))
 
@@ -179,7 +188,7 @@ class Restorer:
         carry = [0] * len(streams)  # token labels of the current word still to come
         first_case = [0] * len(streams)  # case class at the current word's first token
         for acc in iter_decode(self.model, [source(i) for i in range(len(streams))], self.window, self.batch_size,
-                               with_feats=rows is not None, case=cases):
+                               with_feats=rows is not None, case=cases, workers=self.workers):
             si = acc.stream
             case_ids = acc.cases() if cases else None
             post = acc.posteriors() if probs else None  # every word's; else only the kept words' rows
@@ -313,8 +322,9 @@ class EnsembleRestorer:
     @classmethod
     def load(cls, model_paths: Sequence[str | Path], weights: Sequence[float] | None = None,
              window: int | None = None, batch_size: int | None = None, bias=None,
-             runtime: str | None = None, threads: int = 1) -> "EnsembleRestorer":
-        return cls([Restorer.load(p, window=window, batch_size=batch_size, runtime=runtime, threads=threads)
+             runtime: str | None = None, threads: int = 1, workers: int | None = None) -> "EnsembleRestorer":
+        return cls([Restorer.load(p, window=window, batch_size=batch_size, runtime=runtime, threads=threads,
+                                  workers=workers)
                      for p in model_paths], weights, bias)
 
     @property

@@ -90,31 +90,7 @@ def pause_features(utts: Sequence[Utterance], cap: float = PAUSE_CAP, duration_c
         for ui, u in enumerate(rec):
             for w in u.words:
                 chain.append((w, ui, w.speaker if w.speaker is not None else u.speaker))
-        n = len(chain)
-        feats = np.zeros((n, len(PAUSE_FEATURES)), dtype=np.float32)
-        for i, (w, ui, spk) in enumerate(chain):
-            row = feats[i]
-            timed = _timed(w)
-            if timed:
-                row[_IDX["duration"]] = min(max(w.end - w.start, 0.0), duration_cap)
-            else:
-                row[_IDX["untimed"]] = 1.0
-            for side, j in (("before", i - 1), ("after", i + 1)):
-                if j < 0 or j >= n:
-                    row[_IDX["pause_" + side]] = cap
-                    row[_IDX["edge_" + side]] = 1.0
-                    row[_IDX["segment_" + side]] = 1.0
-                    continue
-                o, oui, ospk = chain[j]
-                if oui != ui:
-                    row[_IDX["segment_" + side]] = 1.0
-                if ospk != spk:
-                    row[_IDX["speaker_change_" + side]] = 1.0
-                if timed and _timed(o):
-                    gap = w.start - o.end if side == "before" else o.start - w.end
-                    row[_IDX["pause_" + side]] = min(max(gap, 0.0), cap)
-                else:
-                    row[_IDX["pause_" + side + "_unknown"]] = 1.0
+        feats = _chain_features(chain, cap, duration_cap)
         pos = 0
         for u in rec:
             if u.id in out:
@@ -122,3 +98,39 @@ def pause_features(utts: Sequence[Utterance], cap: float = PAUSE_CAP, duration_c
             out[u.id] = feats[pos : pos + len(u.words)].copy()
             pos += len(u.words)
     return out
+
+
+def _chain_features(chain: list[tuple[Word, int, str | None]], cap: float, duration_cap: float) -> np.ndarray:
+    """float32 [n, len(PAUSE_FEATURES)] of one recording's words (module docstring), computed
+    on arrays: a call of an hour has 10,000 words, and restore computes them on every run."""
+    n = len(chain)
+    feats = np.zeros((n, len(PAUSE_FEATURES)), dtype=np.float32)
+    if n == 0:
+        return feats
+    nan = float("nan")
+    start = np.array([nan if w.start is None else w.start for w, _, _ in chain], dtype=np.float64)
+    end = np.array([nan if w.end is None else w.end for w, _, _ in chain], dtype=np.float64)
+    timed = ~(np.isnan(start) | np.isnan(end))
+    start[~timed] = end[~timed] = 0.0  # a word with one time only is untimed: neither is read
+    utt = np.array([ui for _, ui, _ in chain])
+    codes: dict = {}
+    spk = np.array([codes.setdefault(s, len(codes)) for _, _, s in chain])
+    feats[:, _IDX["duration"]] = np.where(timed, np.minimum(np.maximum(end - start, 0.0), duration_cap), 0.0)
+    feats[:, _IDX["untimed"]] = ~timed
+    # pair k: word k (before) and word k + 1 (after)
+    gap = np.minimum(np.maximum(start[1:] - end[:-1], 0.0), cap)
+    both = timed[1:] & timed[:-1]
+    seg = (utt[1:] != utt[:-1]).astype(np.float32)
+    chg = (spk[1:] != spk[:-1]).astype(np.float32)
+    for side, rows in (("before", slice(1, None)), ("after", slice(None, -1))):
+        feats[rows, _IDX["pause_" + side]] = np.where(both, gap, 0.0)
+        feats[rows, _IDX["pause_" + side + "_unknown"]] = ~both
+        feats[rows, _IDX["segment_" + side]] = seg
+        feats[rows, _IDX["speaker_change_" + side]] = chg
+    for side, i in (("before", 0), ("after", n - 1)):
+        feats[i, _IDX["pause_" + side]] = cap
+        feats[i, _IDX["edge_" + side]] = 1.0
+        feats[i, _IDX["segment_" + side]] = 1.0
+        feats[i, _IDX["speaker_change_" + side]] = 0.0
+        feats[i, _IDX["pause_" + side + "_unknown"]] = 0.0
+    return feats

@@ -1,7 +1,8 @@
 """punct.engine.infer, the one inference path: windows at their edges (input shorter than a
 window, exactly one window, overlap at the accepted boundary, empty input), lazy feeding equal
-to whole streams, posteriors only where asked and equal to the whole batch's, and the
-combination of an ensemble's posteriors."""
+to whole streams, posteriors only where asked and equal to the whole batch's, the
+combination of an ensemble's posteriors, and parallel segments (workers > 1: the same labels
+as one thread for a model whose labels do not depend on the window, and at the edges)."""
 from __future__ import annotations
 
 import random
@@ -10,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from punct.engine.infer import (Batch, accept_count, iter_decode, run_batch, run_streams, sentence_end_label,
-                                weighted_mean)
+from punct.engine.infer import (SEGMENT_WINDOWS, Batch, accept_count, default_workers, iter_decode, run_batch,
+                                run_streams, segments, sentence_end_label, weighted_mean)
 from punct.labels import LABELS, PERIOD, QUESTION, label_id
 
 O, P = label_id("O"), label_id(PERIOD)
@@ -175,3 +176,71 @@ def test_weighted_mean_and_the_end_of_input_mark():
     bias = np.zeros(len(LABELS))
     bias[label_id(PERIOD)] = 1.0
     assert sentence_end_label(p, bias) == PERIOD
+
+
+# ----------------------------------------------------------------------------- parallel segments
+
+def test_segments_tile_the_stream_with_context_on_each_side():
+    assert segments(0, 10, 4) == [(0, 0, 0, 0)]
+    assert segments(5, 10, 4) == [(0, 5, 0, 5)]
+    assert segments(SEGMENT_WINDOWS * 10 * 2 - 1, 10, 2) == [(0, 79, 0, 79)]  # too short for two
+    segs = segments(1000, 10, 3)
+    assert len(segs) == 3
+    assert [a for _, _, a, _ in segs] == [0, 333, 666] and [b for _, _, _, b in segs] == [333, 666, 1000]
+    for lo, hi, a, b in segs:
+        assert lo == max(0, a - 5) and hi == min(1000, b + 5)
+    assert default_workers() >= 1 and default_workers(threads=10**6) == 1
+
+
+def decode_workers(model, streams, window, workers, batch_size=4):
+    got = [[] for _ in streams]
+    for acc in iter_decode(model, [iter(s) for s in streams], window, batch_size, workers=workers):
+        got[acc.stream] += acc.labels
+    return got
+
+
+@pytest.mark.parametrize("workers", [2, 3, 5])
+def test_a_window_independent_model_gets_the_same_labels_from_any_number_of_workers(workers):
+    rng = random.Random(0)
+    ends = {5, 9, 17}
+    streams = [[rng.randrange(3, 30) for _ in range(n)] for n in (0, 1, 7, 10, 11, 300, 997)]
+    one = Scripted(ends)
+    many = Scripted(ends)
+    want = decode_workers(one, streams, window=10, workers=1)
+    assert decode_workers(many, streams, window=10, workers=workers) == want
+    assert [len(x) for x in want] == [len(s) for s in streams]
+    assert {tuple(w) for w in many.windows} != {tuple(w) for w in one.windows}  # the long streams were cut
+    lab1, post1 = run_streams(one, streams, window=10, batch_size=3, probs=True)
+    lab2, post2 = run_streams(many, streams, window=10, batch_size=3, probs=True, workers=workers)
+    assert lab1 == lab2 == want
+    for a, b in zip(post1, post2):
+        np.testing.assert_array_equal(a, b)  # posteriors of the kept rows of each window
+
+
+def test_edges_empty_input_one_word_and_short_streams():
+    m = Scripted({4})
+    assert list(iter_decode(m, [], window=4, workers=2)) == []
+    assert decode_workers(m, [[], [4], []], window=4, workers=2) == [[], [P], []]
+    assert decode_workers(m, [[4, 5, 4]], window=10, workers=2) == [[P, O, P]]
+    assert m.windows[-1] == [4, 5, 4]  # shorter than a window: one window, as in one thread
+    with pytest.raises(ValueError):
+        list(iter_decode(m, [[3]], window=4, workers=0))
+
+
+def test_a_window_dependent_model_keeps_one_threads_labels_before_the_first_cut():
+    from punct.models import build_model, resolved_model_args
+
+    torch.manual_seed(0)
+    args = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8})
+    model = build_model("tbrnn", args, 40)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.7)
+    model.eval()
+    rng = random.Random(2)
+    stream = [rng.randrange(3, 40) for _ in range(400)]
+    one = decode_workers(model, [stream], window=16, workers=1)[0]
+    two = decode_workers(model, [stream], window=16, workers=2)[0]
+    assert len(set(one)) > 1 and len(two) == len(one)
+    cut = segments(400, 16, 2)[1][2]
+    assert two[: cut - 16] == one[: cut - 16]  # the first segment's windows are one thread's until its end

@@ -80,7 +80,7 @@ def test_runtime_choice(monkeypatch):
 def test_auto_prefers_onnx_and_falls_back_to_torch(model_file, cache, monkeypatch):
     model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
     assert used == "onnx" and isinstance(model, runtime.OnnxModel)
-    assert defaults == {"window": 12, "batch_size": 4, "mixed_spellings": {}}
+    assert defaults == {"window": 12, "batch_size": runtime.ONNX_BATCH, "mixed_spellings": {}}
     monkeypatch.setattr(runtime, "onnx_available", lambda: False)
     model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
     assert used == "torch" and isinstance(model, torch.nn.Module) and defaults["window"] == 12
@@ -148,6 +148,18 @@ def test_restore_on_onnx_equals_torch_on_a_ctm(model_file, cache, tmp_path):
     assert len(set(labels)) > 1  # the tiny model predicts marks, so the comparison means something
     assert [w.label for u in b for w in u.words] == labels
     assert (tmp_path / "torch.ctm").read_text() == (tmp_path / "onnx.ctm").read_text()
+
+
+def test_parallel_segments_on_onnx_equal_torch_on_a_long_ctm(model_file, cache, tmp_path):
+    from punct.restore import restore_file
+
+    ctm = write_ctm(tmp_path / "call.ctm", n=400)  # 400 words, window 12: cut into three segments
+    a = restore_file(ctm, tmp_path / "torch.ctm", model=model_file, runtime="torch", workers=3)
+    b = restore_file(ctm, tmp_path / "onnx.ctm", model=model_file, runtime="onnx", workers=3)
+    c = restore_file(ctm, tmp_path / "one.ctm", model=model_file, runtime="onnx", workers=1)
+    labels = [w.label for u in a for w in u.words]
+    assert len(set(labels)) > 1 and [w.label for u in b for w in u.words] == labels
+    assert len([w for u in c for w in u.words]) == len(labels)
 
 
 def test_a_case_head_runs_on_onnx_with_torch_marks_and_case(cache, tmp_path):
