@@ -2,6 +2,7 @@
 (rapidfuzz's runs of equal words, the DP between them), CPU time and agreement.
 
     python benchmarks/bench_score_align.py data/earnings/e21_ref data/earnings/e21_amazon [--one-piece] [--json out.json]
+    python benchmarks/bench_score_align.py earnings21/transcripts/nlp_references earnings21/output/amazon --json out.json
 
 Aligns every utterance of HYP to its reference as punct score does (the words' matching
 keys, clitics joined), with ``align_ids_dp`` (the banded Hirschberg DP, the scorer before
@@ -26,12 +27,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import punct.transfer as T  # noqa: E402
-from punct.datadir import load_utterances  # noqa: E402
+from punct.io import read_any, read_hypothesis  # noqa: E402
+
+
+def read_pair(ref: str, hyp: str) -> tuple[list, list]:
+    """REF and HYP as ``punct score`` reads them: data directories, or any form it takes (a
+    folder of ``.nlp`` files, CTMs, ...), paired by utterance."""
+    return read_any(ref), read_hypothesis(hyp, None, ref)
 
 
 def id_pairs(ref_dir: str, hyp_dir: str) -> list[tuple[str, list[int], list[int]]]:
-    ref = load_utterances(ref_dir, require_labels=False)
-    hyp = {u.id: u for u in load_utterances(hyp_dir, require_labels=False)}
+    ref, hyp_utts = read_pair(ref_dir, hyp_dir)
+    hyp = {u.id: u for u in hyp_utts}
     out = []
     for u in ref:
         if u.id not in hyp:
@@ -89,8 +96,7 @@ def whole_scoring(ref_dir: str, hyp_dir: str) -> dict:
     and the report's word error rates (the same in both: equal distances)."""
     from punct.score import score_utterances
 
-    ref = load_utterances(ref_dir, require_labels=False)
-    hyp = load_utterances(hyp_dir, require_labels=False)
+    ref, hyp = read_pair(ref_dir, hyp_dir)
     out: dict = {}
     keep = T._rapidfuzz_levenshtein
     for name, lev in (("before", lambda: None), ("after", keep)):

@@ -348,22 +348,25 @@ def _issue48_sections(exp_root: Path) -> dict[str, list[str]]:
         for f in align_files:
             d = _read_json(f)
             b, a = d.get("wer_before") or {}, d.get("wer_after") or {}
-            rows.append([Path(str(d.get("hyp"))).name, d.get("utterances"), _fmt(a.get("ref_words"), 0),
+            pair = f"{Path(str(d.get('ref'))).name} / {Path(str(d.get('hyp'))).name}"
+            rows.append([pair, d.get("utterances"), _fmt(a.get("ref_words"), 0),
                          _fmt(d.get("align_dp_cpu_s"), 2), _fmt(d.get("align_rapidfuzz_cpu_s"), 2),
                          _fmt(d.get("score_before_cpu_s"), 2), _fmt(d.get("score_after_cpu_s"), 2),
                          _fmt(a.get("standard"), 2), _fmt(a.get("loose"), 2),
                          "yes" if b and b == a else "NO", d.get("differing_utterances"), f"`{d.get('command')}`"])
-            notes.append(f"{Path(str(d.get('hyp'))).name}: " + _load_note(d))
+            notes.append(f"{pair}: " + _load_note(d))
         out["score_align"] = _section(
             "Scoring speed before and after rapidfuzz, and the two word error rates (Earnings-21, 33 calls)",
-            ["hypothesis", "calls", "reference words", "align CPU s, DP alone (before)", "align CPU s, rapidfuzz (after)",
+            ["reference / hypothesis", "calls", "reference words", "align CPU s, DP alone (before)", "align CPU s, rapidfuzz (after)",
              "scoring CPU s before", "scoring CPU s after", "WER standard", "WER loose", "same report",
              "calls aligned differently", "command"], rows,
             ["Before: the project's own banded DP aligns every call whole (the scorer before rapidfuzz); after: "
              "rapidfuzz's edit operations pin the long runs of equal words and the DP aligns between them. Scoring "
              "CPU s is `score_utterances` on the loaded calls (what `punct score` spends after reading). WER standard: "
              "words equal only as spelled (as sclite and jiwer count); WER loose: the mark transfer's alignment "
-             "(case, edge marks and clitics matched loosely), the one `punct score` reported alone before. \"same "
+             "(case, edge marks and clitics matched loosely), the one `punct score` reported alone before. A prepared data directory "
+             "(`data/earnings/e21_*`) holds its words normalized already, so its two WERs agree; the `.nlp` files keep "
+             "case and marks. \"same "
              "report\": both WERs, their error counts and the F1 equal before and after; \"calls aligned "
              "differently\": calls where the two place some op otherwise at the same edit distance (ties)."]
             + notes)

@@ -560,7 +560,7 @@ def test_the_dnn_a_target_reads_the_five_word_window_rows_only(tmp_path):
 def _bench_files(bench):
     bench.mkdir(parents=True, exist_ok=True)
     (bench / "score_align_e21_amazon.json").write_text(json.dumps({
-        "hyp": "data/earnings/e21_amazon", "utterances": 2, "align_dp_cpu_s": 13.5, "align_rapidfuzz_cpu_s": 1.1,
+        "ref": "data/earnings/e21_ref", "hyp": "data/earnings/e21_amazon", "utterances": 2, "align_dp_cpu_s": 13.5, "align_rapidfuzz_cpu_s": 1.1,
         "score_before_cpu_s": 16.0, "score_after_cpu_s": 3.0, "differing_utterances": 0, "load_before": 0.1,
         "load_after": 0.2, "cores": 2, "wer_before": {"standard": 17.7, "loose": 17.5, "ref_words": 100},
         "wer_after": {"standard": 17.7, "loose": 17.5, "ref_words": 100},
@@ -588,7 +588,7 @@ def test_issue48_benchmark_sections_print_their_commands_and_outlive_their_files
     _bench_files(exp / "benchmarks")
     assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
-    assert "| e21_amazon | 2 | 100 | 13.50 | 1.10 | 16.00 | 3.00 | 17.70 | 17.50 | yes | 0 |" in text
+    assert "| e21_ref / e21_amazon | 2 | 100 | 13.50 | 1.10 | 16.00 | 3.00 | 17.70 | 17.50 | yes | 0 |" in text
     assert "`python benchmarks/bench_score_align.py REF HYP --json X`" in text
     assert "| default.pt | onnx | 1000 | 1.000 | 1000 | 2.00 |" in text and "| default.pt | torch | 1000 | 2.000 |" in text
     assert "Command: `python benchmarks/bench_restore.py --runtimes torch onnx`" in text
@@ -608,7 +608,7 @@ def test_issue48_benchmark_sections_print_their_commands_and_outlive_their_files
         sec = carried.split(title)[1].split("\n## ")[0]
         assert "† From the ledger `RESULTS.json`" in sec
         assert "Command: `python benchmarks/" in sec or "| `python benchmarks/bench_score_align.py" in sec
-    assert "| e21_amazon | 2 | 100 | 13.50 |" in carried and "| yin-pyin | 80.0 |" in carried
+    assert "| e21_ref / e21_amazon | 2 | 100 | 13.50 |" in carried and "| yin-pyin | 80.0 |" in carried
     assert "Command: `python benchmarks/bench_restore.py --runtimes torch onnx`" in carried
     again = carried
     assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0  # stable: nothing lost on a rerun
