@@ -326,15 +326,16 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
     return out
 
 
-def _load_note(d: dict[str, Any], cores: Any = None) -> str:
+def _load_note(d: dict[str, Any], cores: Any = None, cpu: bool = True) -> str:
     """The machine's load around a measurement, said plainly when other jobs shared the cores."""
     lb, la = d.get("load_before"), d.get("load_after")
     lb, la = (x[0] if isinstance(x, list) and x else x for x in (lb, la))
     cores = cores or d.get("cores") or os.cpu_count()
     busy = any(isinstance(x, (int, float)) and x >= 0.5 * (cores or 2) for x in (lb, la))
     return (f"Load average before/after: {_fmt(lb, 2)} / {_fmt(la, 2)} on {cores} cores"
-            + (" (the machine was loaded: other jobs shared the cores, so wall-clock times are long; CPU seconds "
-               "are the robust figure)." if busy else "."))
+            + ((" (the machine was loaded: other jobs shared the cores, so wall-clock times are long; CPU seconds "
+                "are the robust figure)." if cpu else " (the machine was loaded: other jobs shared the cores, so these "
+                "wall-clock times are longer than on an idle machine; their ratios hold better).") if busy else "."))
 
 
 def _issue48_sections(exp_root: Path) -> dict[str, list[str]]:
@@ -398,7 +399,8 @@ def _issue48_sections(exp_root: Path) -> dict[str, list[str]]:
             [f"torch {info.get('torch')}, onnxruntime {info.get('onnxruntime')}. Decode: the restorer's decoding of the "
              "call's words in one process; whole run: `punct restore CTM -o OUT` as a process (start, load, read, "
              "decode, write); start-up: the least wall time of restoring five words from stdin. CPU milliseconds per "
-             "word is the figure to compare: wall-clock depends on what else runs.",
+             "word is the figure to compare: wall-clock depends on what else runs. Output lines unlike torch's are "
+             "counted line by line, so one mark line more or fewer shifts every line after it.",
              _load_note(info), f"Command: `{info.get('command')}`"])
     pt = bench / "pitch_trackers.json"
     if pt.is_file():
@@ -424,8 +426,8 @@ def _issue48_sections(exp_root: Path) -> dict[str, list[str]]:
              "median F0 difference and the share over 3 semitones (octave jumps and the like):", "",
              "| pair | voicing agreement % | kappa | frames both voiced | median semitones | over 3 semitones % |",
              "|---|---|---|---|---|---|"] + ["| " + " | ".join(str(c) for c in r) + " |" for r in pair_rows]
-            + ["", "pyin is librosa's probabilistic YIN; its first call (numba compiling) is timed apart. "
-               + _load_note(d), f"Command: `{cmd}`"])
+            + ["", "pyin is librosa's probabilistic YIN; its first call (numba compiling) is timed apart. Times are "
+               "wall-clock. " + _load_note(d, cpu=False), f"Command: `{cmd}`"])
     return out
 
 
