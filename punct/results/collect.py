@@ -207,7 +207,7 @@ CARRIED = "†"
 
 #: the sections after the corpus tables, in the order they are written
 SECTION_ORDER = ("asr", "wer_checks", "alignment", "restore", "models_speed", "models_precision", "train_nproc",
-                 "optimizer_step", "audio_speed")
+                 "optimizer_step", "audio_speed", "score_align", "restore_runtimes", "pitch_trackers")
 
 
 LEDGER_FORMAT = 1
@@ -215,7 +215,7 @@ LEDGER_FORMAT = 1
 
 #: sections with one row per corpus and set: merged row by row with the ledger (key: the first
 #: N cells), so that rerunning one corpus's stage does not drop the other corpora's rows
-ROW_MERGED_SECTIONS = {"asr": 2, "wer_checks": 2}
+ROW_MERGED_SECTIONS = {"asr": 2, "wer_checks": 2, "score_align": 1}
 
 
 #: what the tables read of a row: kept in the ledger, the rest (confusion matrices, counts) is not

@@ -322,6 +322,112 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                              f"Command: `python benchmarks/bench_audio.py --skip-accuracy --clips {speed[0].get('clips', 30)} "
                              f"--nj {' '.join(str(r.get('nj')) for r in speed)} --json {spd}` "
                              f"(LJ Speech, {_fmt(speed[0].get('audio_s'), 0)} s of audio)"])
+    out.update(_issue48_sections(exp_root))
+    return out
+
+
+def _load_note(d: dict[str, Any], cores: Any = None, cpu: bool = True) -> str:
+    """The machine's load around a measurement, said plainly when other jobs shared the cores."""
+    lb, la = d.get("load_before"), d.get("load_after")
+    lb, la = (x[0] if isinstance(x, list) and x else x for x in (lb, la))
+    cores = cores or d.get("cores") or os.cpu_count()
+    busy = any(isinstance(x, (int, float)) and x >= 0.5 * (cores or 2) for x in (lb, la))
+    return (f"Load average before/after: {_fmt(lb, 2)} / {_fmt(la, 2)} on {cores} cores"
+            + ((" (the machine was loaded: other jobs shared the cores, so wall-clock times are long; CPU seconds "
+                "are the robust figure)." if cpu else " (the machine was loaded: other jobs shared the cores, so these "
+                "wall-clock times are longer than on an idle machine; their ratios hold better).") if busy else "."))
+
+
+def _issue48_sections(exp_root: Path) -> dict[str, list[str]]:
+    """Scoring's alignment before and after rapidfuzz, the inference runtimes of the default
+    model (torch, ONNX, int8) and the pitch trackers, from benchmarks/*.py --json."""
+    out: dict[str, list[str]] = {}
+    bench = exp_root / "benchmarks"
+    align_files = sorted(bench.glob("score_align_*.json"))
+    if align_files:
+        rows, notes = [], []
+        for f in align_files:
+            d = _read_json(f)
+            b, a = d.get("wer_before") or {}, d.get("wer_after") or {}
+            pair = f"{Path(str(d.get('ref'))).name} / {Path(str(d.get('hyp'))).name}"
+            rows.append([pair, d.get("utterances"), _fmt(a.get("ref_words"), 0),
+                         _fmt(d.get("align_dp_cpu_s"), 2), _fmt(d.get("align_rapidfuzz_cpu_s"), 2),
+                         _fmt(d.get("score_before_cpu_s"), 2), _fmt(d.get("score_after_cpu_s"), 2),
+                         _fmt(a.get("standard"), 2), _fmt(a.get("loose"), 2),
+                         "yes" if b and b == a else "NO", d.get("differing_utterances"), f"`{d.get('command')}`"])
+            notes.append(f"{pair}: " + _load_note(d))
+        out["score_align"] = _section(
+            "Scoring speed before and after rapidfuzz, and the two word error rates (Earnings-21, 33 calls)",
+            ["reference / hypothesis", "calls", "reference words", "align CPU s, DP alone (before)", "align CPU s, rapidfuzz (after)",
+             "scoring CPU s before", "scoring CPU s after", "WER standard", "WER loose", "same report",
+             "calls aligned differently", "command"], rows,
+            ["Before: the project's own banded DP aligns every call whole (the scorer before rapidfuzz); after: "
+             "rapidfuzz's edit operations pin the long runs of equal words and the DP aligns between them. Scoring "
+             "CPU s is `score_utterances` on the loaded calls (what `punct score` spends after reading). WER standard: "
+             "words equal only as spelled (as sclite and jiwer count); WER loose: the mark transfer's alignment "
+             "(case, edge marks and clitics matched loosely), the one `punct score` reported alone before. A prepared data directory "
+             "(`data/earnings/e21_*`) holds its words normalized already, so its two WERs agree; the `.nlp` files keep "
+             "case and marks. \"same "
+             "report\": both WERs, their error counts and the F1 equal before and after; \"calls aligned "
+             "differently\": calls where the two place some op otherwise at the same edit distance (ties)."]
+            + notes)
+    rr = bench / "restore_runtimes.json"
+    if rr.is_file():
+        d = _read_json(rr)
+        info, rs = d.get("info") or {}, d.get("rows") or []
+        base = next((r for r in rs if r.get("runtime") == "torch"), rs[0] if rs else {})
+
+        def ratio(r: dict, k: str) -> str:
+            return _fmt(r[k] / base[k], 2) if r.get(k) and base.get(k) else "-"
+
+        rows = []
+        for r in rs:
+            words = r.get("words") or 0
+            cpu_per_word = 1e3 * r["decode"]["decode_cpu_s"] / words if words and isinstance(r.get("decode"), dict) \
+                and r["decode"].get("decode_cpu_s") is not None else None
+            rows.append([Path(str(r.get("model"))).name, r.get("runtime"), _fmt(words, 0), _fmt(cpu_per_word, 3),
+                         _fmt(r.get("decode_words_per_cpu_s"), 0), ratio(r, "decode_words_per_cpu_s"),
+                         _fmt(r.get("decode_words_per_s"), 0), _fmt(r.get("wall_s"), 2), _fmt(r.get("wall_cpu_s"), 2),
+                         _fmt(r.get("startup_s"), 2), _fmt(r.get("startup_cpu_s"), 2), _fmt(r.get("peak_rss_mb"), 0),
+                         "yes" if r.get("torch_imported") else "no", r.get("lines_differing_from_first_runtime")])
+        out["restore_runtimes"] = _section(
+            f"Inference runtimes of the default model: torch, ONNX Runtime and int8 ({Path(str(info.get('ctm'))).name}, "
+            f"{info.get('threads')} thread{'' if info.get('threads') == 1 else 's'})",
+            ["model", "runtime", "words", "decode CPU ms per word", "decode words per CPU s", "ratio to torch (CPU)",
+             "decode words/s (wall)", "whole run wall s", "whole run CPU s", "start-up wall s", "start-up CPU s",
+             "peak RSS MB", "imports torch", "output lines unlike torch's"], rows,
+            [f"torch {info.get('torch')}, onnxruntime {info.get('onnxruntime')}. Decode: the restorer's decoding of the "
+             "call's words in one process; whole run: `punct restore CTM -o OUT` as a process (start, load, read, "
+             "decode, write); start-up: the least wall time of restoring five words from stdin. CPU milliseconds per "
+             "word is the figure to compare: wall-clock depends on what else runs. Output lines unlike torch's are "
+             "counted line by line, so one mark line more or fewer shifts every line after it.",
+             _load_note(info), f"Command: `{info.get('command')}`"])
+    pt = bench / "pitch_trackers.json"
+    if pt.is_file():
+        d = _read_json(pt)
+        trackers = d.get("trackers") or {}
+        pairs = d.get("pairs") or {}
+        rows = [[name, _fmt(t.get("seconds"), 2), _fmt(t.get("x_real_time"), 4), _fmt(t.get("first_call_seconds"), 1),
+                 _fmt(100 * t["voiced_share"] if isinstance(t.get("voiced_share"), (int, float)) else None, 1)]
+                + [_fmt(100 * pairs[f"{x}-{name}"]["voicing_agreement"], 1) if f"{x}-{name}" in pairs else
+                   _fmt(100 * pairs[f"{name}-{x}"]["voicing_agreement"], 1) if f"{name}-{x}" in pairs else "-"
+                   for x in trackers] for name, t in trackers.items()]
+        pair_rows = [[k, _fmt(100 * p.get("voicing_agreement", 0), 1), _fmt(p.get("kappa"), 3), p.get("both_voiced_frames"),
+                      _fmt(p.get("median_semitones"), 3),
+                      _fmt(100 * p["gross_over_3_semitones"] if p.get("gross_over_3_semitones") is not None else None, 2)]
+                     for k, p in pairs.items()]
+        cmd = d.get("command") or (f"python benchmarks/bench_pitch.py --clips {d.get('clips')} --trackers "
+                                   f"{' '.join(trackers)} --json {pt}")
+        out["pitch_trackers"] = _section(
+            f"Pitch trackers on LJ Speech ({d.get('clips')} clips, {_fmt(d.get('audio_seconds'), 0)} s of audio, one thread)",
+            ["tracker", "tracking s", "x real time", "first call s", "voiced %"] + [f"voicing agrees with {x} %"
+                                                                                   for x in trackers], rows,
+            ["Per pair: voicing agreement of the 10 ms frames, Cohen's kappa, and on the frames both call voiced the "
+             "median F0 difference and the share over 3 semitones (octave jumps and the like):", "",
+             "| pair | voicing agreement % | kappa | frames both voiced | median semitones | over 3 semitones % |",
+             "|---|---|---|---|---|---|"] + ["| " + " | ".join(str(c) for c in r) + " |" for r in pair_rows]
+            + ["", "pyin is librosa's probabilistic YIN; its first call (numba compiling) is timed apart. Times are "
+               "wall-clock. " + _load_note(d, cpu=False), f"Command: `{cmd}`"])
     return out
 
 

@@ -555,3 +555,70 @@ def test_the_dnn_a_target_reads_the_five_word_window_rows_only(tmp_path):
     assert results.row_model_args(old)["window"] == 8 and results.row_model_args(old)["dropout"] == 0.3
     old = {"train": {"cmd": "python -m punct.bin.train --config conf/lmc2.yaml model_args.window=5"}}
     assert results.row_model_args(old)["window"] == 5
+
+
+def _bench_files(bench):
+    bench.mkdir(parents=True, exist_ok=True)
+    (bench / "score_align_e21_amazon.json").write_text(json.dumps({
+        "ref": "data/earnings/e21_ref", "hyp": "data/earnings/e21_amazon", "utterances": 2, "align_dp_cpu_s": 13.5, "align_rapidfuzz_cpu_s": 1.1,
+        "score_before_cpu_s": 16.0, "score_after_cpu_s": 3.0, "differing_utterances": 0, "load_before": 0.1,
+        "load_after": 0.2, "cores": 2, "wer_before": {"standard": 17.7, "loose": 17.5, "ref_words": 100},
+        "wer_after": {"standard": 17.7, "loose": 17.5, "ref_words": 100},
+        "command": "python benchmarks/bench_score_align.py REF HYP --json X"}))
+    (bench / "restore_runtimes.json").write_text(json.dumps({
+        "info": {"ctm": "c/4366302.ctm", "threads": 1, "cores": 2, "load_before": [3.9], "load_after": [4.1],
+                 "torch": "2", "onnxruntime": "1", "command": "python benchmarks/bench_restore.py --runtimes torch onnx"},
+        "rows": [{"model": "models/default.pt", "runtime": "torch", "words": 1000, "decode": {"decode_cpu_s": 2.0},
+                  "decode_words_per_cpu_s": 500.0, "startup_s": 1.8, "torch_imported": True},
+                 {"model": "models/default.pt", "runtime": "onnx", "words": 1000, "decode": {"decode_cpu_s": 1.0},
+                  "decode_words_per_cpu_s": 1000.0, "startup_s": 0.4, "torch_imported": False}]}))
+    (bench / "pitch_trackers.json").write_text(json.dumps({
+        "clips": 2, "audio_seconds": 10.0, "load_before": 0.1, "load_after": 0.1,
+        "trackers": {"yin": {"seconds": 1.0, "x_real_time": 0.1, "voiced_share": 0.5},
+                     "pyin": {"seconds": 3.0, "x_real_time": 0.3, "first_call_seconds": 5.0, "voiced_share": 0.6}},
+        "pairs": {"yin-pyin": {"voicing_agreement": 0.8, "kappa": 0.6, "both_voiced_frames": 10,
+                               "median_semitones": 0.1, "gross_over_3_semitones": 0.01}}}))
+
+
+def test_issue48_benchmark_sections_print_their_commands_and_outlive_their_files(tmp_path):
+    """Scoring before/after rapidfuzz, the inference runtimes and the pitch trackers each get a
+    section with the command that reproduces it and the machine's load; with their JSON files
+    gone the ledger carries them, marked, unchanged otherwise."""
+    exp, out = tmp_path / "exp", tmp_path / "RESULTS.md"
+    _bench_files(exp / "benchmarks")
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "| e21_ref / e21_amazon | 2 | 100 | 13.50 | 1.10 | 16.00 | 3.00 | 17.70 | 17.50 | yes | 0 |" in text
+    assert "`python benchmarks/bench_score_align.py REF HYP --json X`" in text
+    assert "| default.pt | onnx | 1000 | 1.000 | 1000 | 2.00 |" in text and "| default.pt | torch | 1000 | 2.000 |" in text
+    assert "Command: `python benchmarks/bench_restore.py --runtimes torch onnx`" in text
+    assert "the machine was loaded" in text.split("## Inference runtimes")[1].split("\n## ")[0]
+    assert "| yin-pyin | 80.0 | 0.600 | 10 | 0.100 | 1.00 |" in text
+    assert "| pyin | 3.00 | 0.3000 | 5.0 | 60.0 | 80.0 | - |" in text
+    assert f"Command: `python benchmarks/bench_pitch.py --clips 2 --trackers yin pyin --json {exp / 'benchmarks'}" in text
+    assert "†" not in text
+    ledger = json.loads((tmp_path / "RESULTS.json").read_text())["sections"]
+    assert {"score_align", "restore_runtimes", "pitch_trackers"} <= set(ledger)
+
+    for f in (exp / "benchmarks").iterdir():
+        f.unlink()
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0
+    carried = out.read_text(encoding="utf-8")
+    for title in ("## Scoring speed before and after", "## Inference runtimes", "## Pitch trackers"):
+        sec = carried.split(title)[1].split("\n## ")[0]
+        assert "† From the ledger `RESULTS.json`" in sec
+        assert "Command: `python benchmarks/" in sec or "| `python benchmarks/bench_score_align.py" in sec
+    assert "| e21_ref / e21_amazon | 2 | 100 | 13.50 |" in carried and "| yin-pyin | 80.0 |" in carried
+    assert "Command: `python benchmarks/bench_restore.py --runtimes torch onnx`" in carried
+    again = carried
+    assert results_bin.main(["--exp", str(exp), "--out", str(out)]) == 0  # stable: nothing lost on a rerun
+    assert out.read_text(encoding="utf-8") == again
+
+
+def test_a_lightly_loaded_machine_is_not_called_loaded(tmp_path):
+    exp, out = tmp_path / "exp", tmp_path / "RESULTS.md"
+    _bench_files(exp / "benchmarks")
+    assert results_bin.main(["--exp", str(exp), "--out", str(out), "--no-ledger"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "the machine was loaded" not in text.split("## Pitch trackers")[1]
+    assert "Load average before/after: 0.10 / 0.10 on 2 cores." in text
