@@ -44,17 +44,8 @@ CASES = {
 }
 
 
-@pytest.fixture
-def one_thread():
-    """Tiny tensors: a second thread only adds synchronisation (and contention)."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_learns_mark_decided_by_next_word(name, one_thread):
+def test_learns_mark_decided_by_next_word(name, one_torch_thread):
     args, lr, steps = CASES[name]
     cls = get_model_class(name)
     rng = random.Random(0)
