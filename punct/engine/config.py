@@ -49,6 +49,10 @@ class TrainConfig:
     #: batch's words, as punctuator2's cost is: with clip_norm, every step is then a gradient
     #: of norm clip_norm, and AdaGrad's 1e-6 is small against its squares)
     loss_reduction: str = "mean"
+    #: a weight of the reference cross-entropy for the words whose reference is a mark, by
+    #: mark name (e.g. {QUESTION: 4.0}; others 1): a rare mark that a short training run would
+    #: otherwise never predict (a question is 1 word in 200 of TED) weighs more in the loss
+    mark_weights: dict[str, float] = field(default_factory=dict)
     #: slices per mini-batch
     batch_size: int = 128
     #: words per training slice (the model may add an end token)
@@ -188,6 +192,14 @@ class TrainConfig:
             raise ValueError(f"distill_temperature must be positive, got {self.distill_temperature}")
         if self.distill_from and (any(c in self.distill_from for c in "/\\ ") or self.distill_from.startswith(".")):
             raise ValueError(f"distill_from names a feature set of the training directory, got {self.distill_from!r}")
+        if not isinstance(self.mark_weights, dict):
+            raise ValueError(f"mark_weights must map mark names to weights, got {self.mark_weights!r}")
+        from punct.labels import MARK_LABELS
+        for mark, w in self.mark_weights.items():
+            if mark not in MARK_LABELS:
+                raise ValueError(f"mark_weights: unknown mark {mark!r} (marks: {', '.join(MARK_LABELS)})")
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 < w < 1e3:
+                raise ValueError(f"mark_weights: the weight of {mark} must be a number in (0, 1000), got {w!r}")
         if self.stage1_cache_mb < 0:
             raise ValueError(f"stage1_cache_mb must be >= 0, got {self.stage1_cache_mb}")
         if self.decode_window and self.decode_window < 2:

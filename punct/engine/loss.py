@@ -14,7 +14,7 @@ import torch
 
 from punct.engine.config import TrainConfig
 from punct.errors import PunctError
-from punct.labels import label_id
+from punct.labels import LABELS, label_id
 from punct.models import UNK_ID
 
 
@@ -58,15 +58,25 @@ class Distill:
         return cls(cfg.distill_weight, cfg.distill_temperature) if cfg.distill_from else None
 
 
+def label_weights_of(cfg: TrainConfig) -> torch.Tensor | None:
+    """The cross-entropy weight of each label id (TrainConfig.mark_weights; O and the marks it
+    leaves out weigh 1), or None when every weight is 1."""
+    if not cfg.mark_weights or all(w == 1 for w in cfg.mark_weights.values()):
+        return None
+    return torch.tensor([float(cfg.mark_weights.get(lab, 1.0)) for lab in LABELS])
+
+
 def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torch.Tensor,
-                precision: str = "fp32", distill: Distill | None = None) -> torch.Tensor:
+                precision: str = "fp32", distill: Distill | None = None,
+                label_weights: torch.Tensor | None = None) -> torch.Tensor:
     """Summed training loss of the words with a target (-100: none); the forward pass at
     ``precision``, the loss in fp32. A model with a case head (``case_head``) adds
     ``case_weight`` times its case loss where ``cases`` has targets. With ``distill`` and a
     teacher's posteriors in ``inputs["soft"]`` (punct.engine.batching), each loss mixes the
     reference's cross-entropy with the KL divergence from the teacher
     (punct.engine.soft_labels.distill_loss_sum); the case loss then covers every loss word
-    when the teacher's posteriors have case columns."""
+    when the teacher's posteriors have case columns. ``label_weights`` (label_weights_of)
+    weighs each word's reference cross-entropy by its label."""
     from punct.engine.soft_labels import SoftLayout, distill_loss_sum
 
     inputs = dict(inputs)
@@ -74,6 +84,8 @@ def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torc
     if distill is None:
         soft = None
     case = bool(getattr(model, "case_head", False))
+    if label_weights is not None and hasattr(model, "training_loss"):
+        raise PunctError(f"{type(model).__name__} trains with its own sequence loss: mark_weights cannot weigh it")
     if soft is None and hasattr(model, "training_loss"):  # its own sequence loss (a CRF's)
         with autocast(precision):
             return model.training_loss(y, **inputs).float()
@@ -87,7 +99,8 @@ def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torc
     n_marks = logits.shape[-1]
     w, t = (distill.weight, distill.temperature) if soft is not None else (0.0, 1.0)
     keep = y != -100
-    loss = distill_loss_sum(logits.float(), y, None if soft is None else soft[..., :n_marks], keep, w, t)
+    loss = distill_loss_sum(logits.float(), y, None if soft is None else soft[..., :n_marks], keep, w, t,
+                            None if label_weights is None else label_weights[:n_marks])
     if case_logits is not None:
         hard = cases if cases is not None else torch.full_like(y, -100)
         case_soft = soft[..., n_marks:] if soft_case else None

@@ -37,7 +37,8 @@ def gather(world: int, obj: Any) -> list[Any]:
 
 
 def dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: int,
-               precision: str = "fp32", prepare: Callable | None = None, distill: Distill | None = None) -> float:
+               precision: str = "fp32", prepare: Callable | None = None, distill: Distill | None = None,
+               label_weights: torch.Tensor | None = None) -> float:
     """One rank's share of a data-parallel step: backward of its summed loss / N_TOTAL
     (the whole batch's word count for a mean loss, 1 for a sum), then one all-reduce of
     every gradient and the loss. ``prepare`` changes the model's inputs (word dropout)."""
@@ -52,7 +53,7 @@ def dist_step(model, params, inputs, slices: Slices, part: np.ndarray, n_total: 
             kw = prepare(kw)
         y = map_targets(model, y)
         if int((y != -100).sum()):
-            loss_sum = loss_sum_of(model, kw, y, precision, distill)
+            loss_sum = loss_sum_of(model, kw, y, precision, distill, label_weights)
             (loss_sum / n_total).backward()
             loss_val = loss_sum.item()
     flat = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).reshape(-1) for p in params]

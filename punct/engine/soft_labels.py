@@ -196,18 +196,20 @@ def read_soft_targets(data_dir: str | Path, name: str) -> tuple[dict[str, np.nda
     return load_word_features(data_dir, [name]), layout
 
 
-def distill_loss_sum(logits, hard, soft, keep, weight: float, temperature: float = 1.0):
+def distill_loss_sum(logits, hard, soft, keep, weight: float, temperature: float = 1.0, class_weights=None):
     """The summed loss of the words where ``keep`` ``[B,T]`` is True: ``1 - weight`` times the
     cross-entropy of ``logits`` ``[B,T,C]`` to the reference classes ``hard`` ``[B,T]`` (-100:
     none) plus ``weight`` times the KL divergence from the teacher's posteriors ``soft``
     ``[B,T,C]`` to the student's, both softened by ``temperature`` T and scaled by T^2 (Hinton
-    et al. 2015). Without ``soft`` (or with weight 0) it is the plain cross-entropy."""
+    et al. 2015). Without ``soft`` (or with weight 0) it is the plain cross-entropy.
+    ``class_weights`` ``[C]`` weighs each word's cross-entropy by its reference class."""
     import torch
     import torch.nn.functional as F
 
     C = logits.shape[-1]
     hard = hard.masked_fill(~keep, -100)
-    ce = F.cross_entropy(logits.reshape(-1, C), hard.reshape(-1), ignore_index=-100, reduction="sum")
+    ce = F.cross_entropy(logits.reshape(-1, C), hard.reshape(-1), weight=class_weights, ignore_index=-100,
+                         reduction="sum")
     if soft is None or weight == 0.0:
         return ce
     logq = F.log_softmax(logits[keep] / temperature, -1)

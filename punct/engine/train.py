@@ -37,7 +37,7 @@ from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
 from punct.engine.expdir import STOP_FILE, one_training, stop_requested, write_done, write_log, write_run_files
 from punct.engine.inputs import WordInputs
-from punct.engine.loss import Distill, loss_sum_of, map_targets, native_bf16, word_dropout_of
+from punct.engine.loss import Distill, label_weights_of, loss_sum_of, map_targets, native_bf16, word_dropout_of
 from punct.engine.optim import halving_step, load_optimizer_state, lr_at, make_optimizer, plateau_step
 from punct.engine.parallel import dist_info, dist_step, rank_logging
 from punct.engine.start import RunKind, check_teacher, model_of, starting_point
@@ -305,7 +305,8 @@ class _Run:
             n = int((train_sl.labels[idx] >= 0).sum())
             n_words = int(train_sl.lengths[idx].sum())
             loss_val = dist_step(model, self.params, self.inputs, train_sl, np.array_split(idx, self.world)[self.rank],
-                                  n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare, Distill.of(cfg))
+                                  n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare, Distill.of(cfg),
+                                  label_weights_of(cfg))
         else:
             kw, mask, y = batch_inputs(self.inputs, train_sl, idx)
             if prepare is not None:
@@ -314,7 +315,7 @@ class _Run:
             n = int((y != -100).sum())
             n_words = int(mask.sum())
             if n:
-                loss_sum = loss_sum_of(model, kw, y, cfg.precision, Distill.of(cfg))
+                loss_sum = loss_sum_of(model, kw, y, cfg.precision, Distill.of(cfg), label_weights_of(cfg))
                 self.opt.zero_grad(set_to_none=True)
                 (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
                 loss_val = loss_sum.item()

@@ -94,3 +94,33 @@ def test_a_checkpoint_setting_a_retired_option_is_refused_on_resume(tiny_data, t
     msg = str(e.value)
     assert "\n" not in msg and str(ck_path) in msg and "option halving_threshold was retired" in msg, msg
     assert torch.load(ck_path, weights_only=True)["progress"] == before
+
+
+def test_mark_weights_weigh_each_reference_class_and_are_checked():
+    """A question's cross-entropy counts mark_weights times (O and the unnamed marks once);
+    an unknown mark or a weight that is not a positive number fails naming it; a resume
+    under other weights is refused (it changes what is learnt)."""
+    import torch.nn.functional as F
+
+    from punct.engine.loss import label_weights_of
+    from punct.engine.soft_labels import distill_loss_sum
+
+    assert label_weights_of(TrainConfig()) is None
+    assert label_weights_of(TrainConfig(mark_weights={"QUESTION": 1.0})) is None
+    w = label_weights_of(TrainConfig(mark_weights={"QUESTION": 4.0}))
+    assert w.tolist() == [1.0, 1.0, 1.0, 4.0]
+    torch.manual_seed(0)
+    logits = torch.randn(1, 4, 4)
+    hard = torch.tensor([[0, 3, 2, -100]])
+    keep = hard != -100
+    each = F.cross_entropy(logits[0, :3], hard[0, :3], reduction="none")
+    got = distill_loss_sum(logits, hard, None, keep, 0.0, class_weights=w)
+    assert torch.allclose(got, each[0] + 4.0 * each[1] + each[2])
+    for bad, word in (({"EXCLAMATION": 2.0}, "unknown mark 'EXCLAMATION'"), ({"QUESTION": 0}, "QUESTION"),
+                      ({"QUESTION": "x"}, "QUESTION"), ([4.0], "mark_weights must map")):
+        with pytest.raises(ValueError, match=word):
+            TrainConfig(mark_weights=bad)
+    cfg = TrainConfig(mark_weights={"QUESTION": 4.0})
+    saved = dict(to_dict(TrainConfig()), model_args={})
+    with pytest.raises(PunctError, match="cannot resume: mark_weights"):
+        check_resume(saved, cfg, {}, Path("ck.pt"))
