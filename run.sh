@@ -183,6 +183,10 @@ if run_stage 6; then
   specs_of 6
   for spec in ${specs[@]+"${specs[@]}"}; do
     eval "$spec"
+    if [ "$kind" = hook ]; then  # a corpus step between trainings (e.g. a teacher's posteriors)
+      "$hook" "$data" "$exp" "$force" "$(stage_cmd "$name" 6 6)" "${needs[@]}"
+      continue
+    fi
     if [ "$kind" = ensemble ]; then
       # nothing to train: record the members (punct.bin.results sums their training time)
       require 6 "$name" "${needs[@]}"

@@ -50,8 +50,9 @@ class Sets:
 @dataclass(frozen=True)
 class Experiment:
     """One entry. ``kind`` is train, ensemble, joint or hook; ``stage`` 6 (lexical models,
-    ensembles: decoded and scored by stages 8 and 9) or 7 (models with acoustic features, joint
-    decisions and hooks, trained, decoded and scored on ``test`` within stage 7)."""
+    ensembles: decoded and scored by stages 8 and 9; hooks that a later model needs, such as
+    a teacher's posteriors) or 7 (models with acoustic features, joint decisions and hooks,
+    trained, decoded and scored on ``test`` within stage 7)."""
 
     name: str
     kind: str
@@ -237,7 +238,7 @@ def _entry(c: _Checker, name: str, spec: Any, sets: Sets, done: dict[str, Experi
     for k in spec:
         if k not in _KIND_KEYS[kind] | {"stage"}:
             raise c.fail(at + (k,), f"not a key of a{'n' if kind == 'ensemble' else ''} {kind} entry")
-    allowed = {"train": (6, 7), "ensemble": (6,), "joint": (7,), "hook": (7,)}[kind]
+    allowed = {"train": (6, 7), "ensemble": (6,), "joint": (7,), "hook": (7, 6)}[kind]
     stage = spec.get("stage", allowed[0])
     if stage not in allowed:
         raise c.fail(at + ("stage",), f"a {kind} entry belongs to stage {' or '.join(map(str, allowed))}, found {stage!r}")

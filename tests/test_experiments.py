@@ -172,6 +172,22 @@ def test_the_stage_listing_is_what_run_sh_reads(run_py, recipes):
     assert "--models: " in r.stderr and "has no experiment 'zz' (it has: a b e p j h)" in r.stderr
 
 
+def test_a_stage_6_hook_runs_between_trainings_and_is_never_decoded(run_py, recipes):
+    """A hook of stage 6 (a teacher's posteriors) is listed in stage 6 in file order, between
+    the model it needs and the one that reads its output, and left out of stages 7-9."""
+    text = GOOD.replace("  e:\n", "  t:\n    stage: 6\n    hook: corpus_teach\n    needs: [b]\n  e:\n", 1)
+    (recipes / "c" / "experiments.yaml").write_text(text)
+    r = _list(run_py, recipes, "--stage", "6")
+    assert r.returncode == 0, r.stderr
+    assert _eval(r.stdout, "$name|$kind|${needs[*]}|$hook") == [
+        "a|train||", "b|train|exp/c/a/best.pt|", "t|hook|exp/c/b/best.pt|corpus_teach", "e|ensemble|exp/c/a/best.pt exp/c/b/best.pt|"]
+    for stage in ("7", "8", "9"):
+        assert "name=t " not in _list(run_py, recipes, "--stage", stage).stdout
+    (recipes / "c" / "experiments.yaml").write_text(GOOD.replace("  h:\n    hook", "  h:\n    stage: 8\n    hook"))
+    r = _list(run_py, recipes, "--stage", "6")
+    assert r.returncode == 1 and "experiments.h.stage" in r.stderr and "belongs to stage 7 or 6" in r.stderr
+
+
 def test_the_sets_line_and_a_corpus_without_a_file(run_py, recipes):
     r = run_py("punct.bin.experiments", "sets", "--corpus", "c", "--recipes", str(recipes), "-q")
     assert _eval(r.stdout, "$train_sets|$valid_set|$test_sets|$reference_set|${names[*]}") == [

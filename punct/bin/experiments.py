@@ -60,7 +60,7 @@ def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root:
     lines = []
     own = 7 if stage == 7 else 6
     for e in recipe.selected(models):
-        if e.stage != own:
+        if e.stage != own or (e.kind == "hook" and stage in (8, 9)):  # a hook is run, not decoded
             continue
         v: dict[str, str | list[str]] = {"name": e.name, "kind": e.kind, "dir": f"{exp}/{e.name}{tag}", "config": "",
                                          "train": "", "valid": "", "needs": [], "args": [], "inputs": [], "tests": [],

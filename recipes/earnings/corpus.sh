@@ -90,3 +90,18 @@ corpus_ppe() {
       "run ./run.sh --corpus ljspeech --stop-stage 5 (same --data-root), then this stage again"
   fi
 }
+
+# stage 6, experiment teacher_posteriors: the accurate tier's posteriors (marks and case) on
+# the distillation set, the feature set 'teacher' that the default is distilled from
+# (distill_from: teacher). Resumable by chunks; skipped when done unless FORCE.
+corpus_teacher_posteriors() {
+  local data=$1 exp=$2 force=$3 cmd=$4 teacher=$5
+  local out=$exp/teacher_posteriors force_opt=()
+  [ "$force" = true ] && force_opt=(--force)
+  [ -f "$data/distill/text" ] || die "stage 6: $data/distill/text not found: run stage 1 (it prepares the set 'distill')"
+  mkdir -p "$out/log"
+  echo "$cmd" > "$out/run.cmd"
+  log "stage 6: posteriors of $teacher on $data/distill -> $data/distill/teacher.scp; log: $out/log/posteriors.log"
+  $train_cmd "$out/log/posteriors.log" python -m punct.bin.posteriors --model "$teacher" --data "$data/distill" \
+    --name teacher "${force_opt[@]}" || fail_with_log "$out/log/posteriors.log" "the teacher's posteriors failed"
+}

@@ -74,3 +74,28 @@ def test_partly_timed_calls_keep_times_and_speakers(corpus, tmp_path):
     assert m[:, col["pause_after_unknown"]].tolist() == [1, 1, 0, 0, 0, 0, 0]  # 'morning' itself is untimed
     assert m[2, col["pause_after"]] == pytest.approx(0.7)  # everyone (ends 1.4) -> thanks (starts 2.1)
     assert m[:, col["speaker_change_after"]].tolist() == [0, 0, 1, 0, 0, 1, 0]  # the last word: an edge, not a change
+
+
+def test_ted_sets_and_the_distillation_set(corpus, tmp_path):
+    """With --ted-dir: ted (ASR spelling, clitics joined), ted_e22, and 'distill', every
+    --distill-every-th talk and the Earnings-22 training calls, with the case spelling."""
+    from punct.datadir import Utterance, Word, write_datadir
+
+    ted_in = tmp_path / "ted_in"
+    write_datadir(ted_in, [Utterance(id=f"talk{i}", words=[Word(text="hello", label="COMMA"), Word(text="we", label="O"),
+                                                           Word(text="'re", label="O"), Word(text="Paris", label="PERIOD")])
+                           for i in range(7)])
+    out = tmp_path / "data"
+    args = [sys.executable, str(SCRIPT), "--corpus-dir", str(corpus), "--out-dir", str(out), "--ted-dir", str(ted_in),
+            "--distill-every", "3"]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert load_utterances(out / "ted")[0].texts == ["hello", "we're", "paris"]
+    assert len(load_utterances(out / "ted_e22")) == 9
+    distill = {u.id: u for u in load_utterances(out / "distill")}  # Kaldi order: sorted by id
+    assert sorted(distill) == ["call0.aligned", "call1.aligned", "talk0", "talk3", "talk6"]
+    assert distill["talk3"].words[-1].written == "Paris" and distill["call0.aligned"].words[0].written == "Good"
+    assert distill["call0.aligned"].words[2].start is None  # a text set: the calls' times stay in e22_train
+    validate_datadir(out / "distill")
+    r = subprocess.run(args[:-1] + ["0"], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "--distill-every must be at least 1, got 0" in r.stderr
