@@ -5,7 +5,9 @@ start-up on five words, peak memory, and whether the labels equal the first runt
         [--runtimes torch onnx onnx-int8] [--threads 1] [--workers 1 auto] [--startup-repeats 3]
         [--json exp/benchmarks/restore_runtimes.json] [--tiny]
 
-Models: the shipped ``models/default.pt`` and each ``--model`` (a candidate default, say).
+Models: the shipped ``models/default.pt``, each ``--model`` (a candidate default, say) and,
+with ``--widths 128/256 96/48 ...``, randomly initialised TA-BRNN-p models with a case head
+of those GRU/attention widths (what a student architecture costs before it is trained).
 Runtimes: punct.engine.runtime (``torch``; ``onnx``, the exported graph, cached once before
 timing; ``onnx-int8``, its int8 dynamic quantization). Workers: ``--workers`` of ``punct
 restore`` (``1``: the sequential windows; ``auto``: its default, parallel segments on the
@@ -56,8 +58,11 @@ DEFAULT_CTM = Path(os.environ.get("PUNCT_CORPUS_DIR") or ROOT.parent / "shared" 
 FIVE_WORDS = "so how are we doing\n"
 
 
-def make_tiny_model(path: Path, words: list[str], seed: int) -> None:
-    """A randomly initialised tiny TA-BRNN-p (T-BRNN stage one, pause_after) over ``words``."""
+def make_random_model(path: Path, words: list[str], seed: int, hidden: int = 16, attention: int = 16,
+                      case_head: bool = False, slice_length: int = 40) -> None:
+    """A randomly initialised TA-BRNN-p (T-BRNN stage one of width ``hidden`` and attention
+    ``attention``, optionally with a case head; pause_after) over ``words``: the decoding cost
+    of an architecture without training it."""
     import torch
 
     from punct.engine import checkpoint
@@ -68,17 +73,42 @@ def make_tiny_model(path: Path, words: list[str], seed: int) -> None:
 
     torch.manual_seed(seed)
     vocab = Vocabulary.build([words], min_count=1)
-    s1 = resolved_model_args("tbrnn", {"embedding_dim": 16, "hidden_size": 16, "attention_dim": 16})
-    args = resolved_model_args("ta_brnn", {"hidden_size": 16, "feature_names": ["pause_after"],
+    s1 = resolved_model_args("tbrnn", {"embedding_dim": hidden, "hidden_size": hidden, "attention_dim": attention,
+                                       "case_head": case_head})
+    args = resolved_model_args("ta_brnn", {"hidden_size": hidden, "feature_names": ["pause_after"],
                                            "stage1": {"model": "tbrnn", "model_args": s1}})
     model = build_model("ta_brnn", args, len(vocab))
     with torch.no_grad():
         for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.5)
+            p.add_(torch.randn_like(p) * 0.5 / max(1.0, hidden / 16) ** 0.5)
     inputs = FeatureInputs(vocab, ["pause"], ["pause_after"], mean=[0.2], std=[0.4])
     checkpoint.save(path, {"model": "ta_brnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
                            "state_dict": model.state_dict(), "inputs": inputs.state(),
-                           "train_config": {"slice_length": 40, "batch_size": 8}})
+                           "train_config": {"slice_length": slice_length, "batch_size": 8}})
+
+
+def make_tiny_model(path: Path, words: list[str], seed: int) -> None:
+    """A randomly initialised tiny TA-BRNN-p over ``words`` (the --tiny check)."""
+    make_random_model(path, words, seed)
+
+
+def width_models(work: Path, widths: list[str]) -> list[Path]:
+    """Random TA-BRNN-p models with a case head over the shipped default's vocabulary, one per
+    ``HIDDEN/ATTENTION`` of ``widths`` (--widths), decoding 200-word windows as it does."""
+    import torch
+
+    vocab = torch.load(ROOT / "models" / "default.pt", map_location="cpu", weights_only=False)["vocab"]
+    words = [w for w in vocab if not (w.startswith("<") and w.endswith(">"))]
+    out = []
+    for spec in widths:
+        try:
+            hidden, attention = (int(x) for x in spec.split("/"))
+        except ValueError:
+            raise SystemExit(f"error: --widths: expected HIDDEN/ATTENTION such as 96/48, got {spec!r}") from None
+        path = work / f"random_{hidden}_{attention}.pt"
+        make_random_model(path, words, 0, hidden, attention, case_head=True, slice_length=200)
+        out.append(path)
+    return out
 
 
 def make_ctm(path: Path, words: list[str], n: int, seed: int) -> None:
@@ -257,6 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agreement", metavar="CTM_DIR", default=None,
                    help="instead: restore every CTM of CTM_DIR with each runtime (the first model) and report "
                         "the labels' agreement with the first runtime's (e.g. the 33 Earnings-21 Kaldi CTMs)")
+    p.add_argument("--widths", nargs="+", default=[], metavar="HIDDEN/ATTENTION",
+                   help="also measure randomly initialised TA-BRNN-p models with a case head of these widths "
+                        "(e.g. 128/256 96/48): the decoding cost of a student architecture before training it")
     p.add_argument("--tiny", action="store_true", help="tiny models on a tiny CTM: checks that it runs, no timing")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--runtime", help=argparse.SUPPRESS)
@@ -292,8 +325,10 @@ def main(argv: list[str] | None = None) -> int:
             env["PUNCT_ONNX_DIR"] = str(work / "onnx")
             args.startup_repeats = 1
         else:
-            models = [ROOT / "models" / "default.pt"] + [Path(m) for m in args.model]
+            models = [ROOT / "models" / "default.pt"] + [Path(m) for m in args.model] + width_models(work, args.widths)
             ctm = Path(args.ctm)
+            if args.widths:
+                env["PUNCT_ONNX_DIR"] = str(work / "onnx")  # random models: keep their graphs out of the cache
         for f in models + [ctm]:
             if not f.is_file():
                 print(f"error: {f}: not found", file=sys.stderr)

@@ -124,3 +124,17 @@ def test_mark_weights_weigh_each_reference_class_and_are_checked():
     saved = dict(to_dict(TrainConfig()), model_args={})
     with pytest.raises(PunctError, match="cannot resume: mark_weights"):
         check_resume(saved, cfg, {}, Path("ck.pt"))
+
+
+def test_validation_logs_each_marks_f1(caplog):
+    """The epoch's validation F1 is the overall one; each mark's F1 and counts are logged,
+    so a mark the model never predicts is seen during training."""
+    import logging
+
+    from punct.engine.validation import mark_f1
+
+    with caplog.at_level(logging.INFO, logger="punct.engine.validation"):
+        f1 = mark_f1(["O", "COMMA", "QUESTION", "PERIOD"], ["O", "COMMA", "PERIOD", "PERIOD"])
+    assert f1 == pytest.approx(200 / 3)
+    assert "QUESTION 0.0 (0 predicted, 1 in the reference)" in caplog.text
+    assert "PERIOD 66.7 (2 predicted, 1 in the reference)" in caplog.text
