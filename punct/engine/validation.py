@@ -29,7 +29,8 @@ def mark_f1(ref: list[str], hyp: list[str]) -> float:
 
     report = score_labels(ref, hyp)
     log.info("validation F1 by mark: %s", ", ".join(
-        f"{m} {c.f1:.1f} ({c.tp + c.fp} predicted, {c.tp + c.fn} in the reference)" for m, c in report.per_class.items()))
+        f"{m} {'-' if c.f1 is None else format(c.f1, '.1f')} ({c.tp + c.fp} predicted, {c.tp + c.fn} in the reference)"
+        for m, c in report.per_class.items()))
     return float(report.overall.f1)
 
 

@@ -138,3 +138,7 @@ def test_validation_logs_each_marks_f1(caplog):
     assert f1 == pytest.approx(200 / 3)
     assert "QUESTION 0.0 (0 predicted, 1 in the reference)" in caplog.text
     assert "PERIOD 66.7 (2 predicted, 1 in the reference)" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="punct.engine.validation"):
+        mark_f1(["O", "COMMA"], ["O", "O"])  # a mark absent from both sides has no F1
+    assert "QUESTION - (0 predicted, 0 in the reference)" in caplog.text
