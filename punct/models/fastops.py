@@ -72,10 +72,9 @@ def additive_ext(build: bool = True):
 
 
 def _import(name: str, path: Path):
-    """The extension module ``name`` from its shared library ``path``."""
+    """The extension module ``name`` from its shared library ``path`` (torch, whose libraries
+    it links against, is already loaded: ``_cpu_tag`` imported it)."""
     import importlib.util
-
-    import torch  # noqa: F401  (the library links against torch's, loaded by this import)
 
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
