@@ -14,6 +14,7 @@ the tensor version, with the same results up to float rounding.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -30,8 +31,10 @@ _lock = threading.Lock()
 _state: dict[str, Any] = {}
 
 
+@functools.lru_cache(maxsize=1)
 def _cpu_tag() -> str:
-    """What the -march=native build depends on: the source, the CPU's flags, torch's version."""
+    """What the -march=native build depends on: the source, the CPU's flags, torch's version
+    (once a process: inference asks for an unbuilt kernel at every large batch)."""
     import torch
 
     flags = ""
