@@ -20,7 +20,7 @@ experiments:
   a:
     config: conf/tbrnn.yaml
     train: train
-    overrides: {max_epochs: 3, lr: 0.0002, model_args.dropout: 0.1, vocabulary: train+pretrained, fused_optimizer: false}
+    overrides: {max_epochs: 3, lr: 0.0002, model_args.dropout: 0.1, vocabulary: train+pretrained, tail_in_loss: false}
   b:
     config: conf/tlstm.yaml
     train: big
@@ -60,7 +60,7 @@ def test_a_valid_file_resolves(recipes):
     a, b, e, p, j, h = r.experiments
     assert (a.kind, a.stage, a.valid) == ("train", 6, "dev")
     assert a.override_words() == ["max_epochs=3", "lr=0.0002", "model_args.dropout=0.1", "vocabulary=train+pretrained",
-                                  "fused_optimizer=false"]
+                                  "tail_in_loss=false"]
     assert (b.warm_start, b.valid) == ("a", "test")
     assert (e.kind, e.members, e.weights, e.bias) == ("ensemble", ("a", "b"), (2.0, 1.5), "tune")
     assert (p.stage, p.test) == (7, ("test",))
@@ -144,7 +144,7 @@ def test_the_stage_listing_is_what_run_sh_reads(run_py, recipes):
     assert r.returncode == 0, r.stderr
     assert _eval(r.stdout, "$name|$kind|$dir|$config|$train|$valid|${needs[*]}|${args[*]}") == [
         "a|train|exp/c/a_t|conf/tbrnn.yaml|data/c/train|data/c/dev||max_epochs=3 lr=0.0002 model_args.dropout=0.1 "
-        "vocabulary=train+pretrained fused_optimizer=false",
+        "vocabulary=train+pretrained tail_in_loss=false",
         # a warm start and a member are the directory as named, without the tag (as before)
         "b|train|exp/c/b_t|conf/tlstm.yaml|data/c/big|data/c/test|exp/c/a/best.pt|init_from=exp/c/a/best.pt",
         "e|ensemble|exp/c/e_t|||data/c/dev|exp/c/a/best.pt exp/c/b/best.pt|a b",

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import os
+import re
+import sys
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, Iterator, List
@@ -15,6 +20,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from punct.errors import PunctError
 
+log = logging.getLogger(__name__)
 
 #: queries per step of the exported attention: [B,8,J,A] values stay in the cache (about 1.6 MB for
 #: T-BRNN's 200-word windows and A = 256), 1.8 times faster than one [B,T,J,A] pass in onnxruntime
@@ -88,6 +94,36 @@ def warnings_quiet() -> Iterator[None]:
         yield
 
 
+#: a warning of torch's C++ side (c10's format): ``[W1129 09:53:50.77 shape_type_inference.cpp:1994] Warning: ...``
+_NATIVE_WARNING = re.compile(r"\[W\d{4} [\d:.]+ [^\]]*\] Warning: ")
+
+
+@contextlib.contextmanager
+def native_warnings_quiet() -> Iterator[None]:
+    """The tracer's C++ shape-inference warnings (prim::PackPadded has none) are written to file
+    descriptor 2, past Python's filters: catch it meanwhile, log those at debug level and pass
+    every other line on, so that a real error stays visible."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            kept = []
+            for line in caught.read().decode("utf-8", "replace").splitlines(keepends=True):
+                if _NATIVE_WARNING.match(line):
+                    log.debug("torch: %s", line.rstrip())
+                else:
+                    kept.append(line)
+            if kept:
+                sys.stderr.write("".join(kept))
+                sys.stderr.flush()
+
 
 def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], families, opset: int
            ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray | None]]:
@@ -123,7 +159,7 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
         args += (feats,)
         names.append("feats")
         axes["feats"] = {0: "batch", 1: "words"}
-    with warnings_quiet(), _exportable(), torch.no_grad():
+    with warnings_quiet(), native_warnings_quiet(), _exportable(), torch.no_grad():
         outputs = ["logits", "case_logits"] if case else ["logits"]
         if case:
             axes["case_logits"] = {0: "batch", 1: "words"}

@@ -143,13 +143,16 @@ def additive_scores(P: torch.Tensor, Q: torch.Tensor, w: torch.Tensor, block: in
     P, Q, w = P.contiguous(), Q.contiguous(), w.contiguous()
     half = (torch.bfloat16, torch.float16)
     low = any(t.dtype in half for t in (P, Q, w))
+    forced = compiled is True
     if compiled is None:
         compiled = (P.device.type == "cpu" and all(t.dtype in half + (torch.float32,) for t in (P, Q, w))
                     and P.shape[0] * Q.shape[1] * P.shape[1] * P.shape[2] >= EXT_MIN_VALUES)
     if compiled:
         from punct.models.fastops import additive_ext
 
-        ext = additive_ext()
+        # inference uses a kernel built before, never waits a minute to build one (fastops)
+        training = torch.is_grad_enabled() and any(t.requires_grad for t in (P, Q, w))
+        ext = additive_ext(build=training or forced)
         if ext is not None:
             # bf16 inputs (precision: bf16 autocasts the projections) are scored in float32
             # by the kernel: bf16 elementwise tanh on CPU is slower than the float32 kernel,

@@ -296,7 +296,7 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
     if opt.is_file():
         d = _read_json(opt)
         out["optimizer_step"] = _section(
-            f"Optimizer step, torch's fused CPU kernel against foreach (TrainConfig fused_optimizer; {d.get('threads')} "
+            f"Optimizer step, torch's fused CPU kernel (what training uses) against foreach ({d.get('threads')} "
             f"thread{'' if d.get('threads') == 1 else 's'})",
             ["config:vocabulary", "optimizer", "parameters", "step ms foreach", "step ms fused", "step speed-up",
              "training step ms foreach", "training step ms fused", "training speed-up"],

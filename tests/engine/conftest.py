@@ -3,10 +3,13 @@ by the next word, so a model can only learn it with outputs aligned to words."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
+from punct.config import load_config
 from punct.datadir import write_datadir
+from punct.engine.config import TrainConfig
 from punct.words import Utterance, Word
 
 WORDS = [f"w{i}" for i in range(30)]
@@ -39,8 +42,20 @@ def tiny_data(tmp_path_factory):
     return root / "train", root / "dev"
 
 
-
 @pytest.fixture(scope="session")
 def tiny_args() -> list[str]:
     """Overrides that make conf/tbrnn.yaml a small, fast T-BRNN."""
     return ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8", "threads=1"]
+
+
+@pytest.fixture(scope="session")
+def tiny_cfg(tiny_args):
+    """``tiny_cfg(*overrides)``: conf/tbrnn.yaml as that T-BRNN, 2 epochs of 20-word slices in
+    batches of 4, a checkpoint after every batch (the training tests)."""
+    conf = Path(__file__).resolve().parents[2] / "conf" / "tbrnn.yaml"
+
+    def make(*extra: str) -> TrainConfig:
+        return load_config(conf, TrainConfig, tiny_args + ["batch_size=4", "slice_length=20", "max_epochs=2",
+                                                           "checkpoint_minutes=0", *extra])
+
+    return make

@@ -211,3 +211,24 @@ def test_int8_graph_is_cached_apart(model_file, cache):
     g = runtime.load_onnx(model_file, int8=True)
     assert g.int8 and g.path == runtime.onnx_path(runtime.file_digest(model_file), int8=True)
     assert g.logits(np.array([[3, 4, 5]]), np.array([3]), np.zeros((1, 3, 2), np.float32)).shape == (1, 3, 4)
+
+
+def test_the_first_export_through_the_cli_is_quiet_with_q(model_file, cache, tmp_path, repo_root):
+    # the tracer's C++ shape-inference warnings (the packed BiGRU) reached stderr before
+    ctm = write_ctm(tmp_path / "call.ctm", n=20)
+    env = dict(os.environ, PYTHONPATH=str(repo_root), PUNCT_ONNX_DIR=str(cache))
+    r = subprocess.run([sys.executable, "-m", "punct", "restore", "--model", str(model_file), "--runtime", "onnx", "-q",
+                        str(ctm), "-o", str(tmp_path / "o.ctm")], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == ""
+    assert len(list(cache.glob("*.onnx"))) == 1 and (tmp_path / "o.ctm").is_file()
+
+
+def test_native_warnings_are_dropped_and_other_lines_kept(capfd):
+    from punct.engine.onnx_export import native_warnings_quiet
+
+    with pytest.raises(RuntimeError), native_warnings_quiet():
+        os.write(2, b"[W1129 09:53:50.770484219 shape_type_inference.cpp:1994] Warning: no shape (function f)\n")
+        os.write(2, b"[E1129 09:53:50.770484219 export.cpp:12] an error\n")
+        raise RuntimeError("the export failed")
+    os.write(2, b"after\n")
+    assert capfd.readouterr().err == "[E1129 09:53:50.770484219 export.cpp:12] an error\nafter\n"

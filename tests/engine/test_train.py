@@ -1,37 +1,25 @@
-import os
+"""punct.engine.train: its outputs, schedules, model selection, precision, warm starts,
+checkpoint averaging and optimizer step (a training stopped and run again:
+test_train_interrupted.py)."""
 import re
-import signal
 from pathlib import Path
 
 import pytest
 import torch
 
-from punct.bin.common import run
 from punct.config import load_config
 from punct.engine import checkpoint as ckpt
-from punct.engine import signals
 from punct.engine.config import TrainConfig
-from punct.engine.signals import Interrupted
 from punct.engine.train import train
 from punct.errors import PunctError
 
-
 ROOT = Path(__file__).resolve().parents[2]
-
-
-TINY_ARGS = ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8"]
-
-
-def tiny_cfg(*extra: str) -> TrainConfig:
-    return load_config(ROOT / "conf" / "tbrnn.yaml", TrainConfig,
-                       TINY_ARGS + ["batch_size=4", "slice_length=20", "max_epochs=2", "checkpoint_minutes=0",
-                                                       "threads=1", *extra])  # tiny tensors: 1 thread is faster
 
 
 # every config under conf/ builds and trains: tests/models/test_configs.py
 
 
-def test_outputs_and_best_model(tiny_data, tmp_path):
+def test_outputs_and_best_model(tiny_data, tmp_path, tiny_cfg):
     tr, dev = tiny_data
     exp = tmp_path / "exp"
     prog = train(tiny_cfg(), tr, dev, exp, command="cmd line")
@@ -49,34 +37,7 @@ def test_outputs_and_best_model(tiny_data, tmp_path):
     assert done["stopped"] == "max_epochs" and done["epochs"] == 2 and done["best_epoch"] in (1, 2)
 
 
-@pytest.mark.parametrize("extra", [[], ["word_dropout=0.3"]])
-def test_resume_mid_epoch_gives_identical_weights(tiny_data, tmp_path, extra):
-    tr, dev = tiny_data
-    tiny = lambda: tiny_cfg(*extra)  # noqa: E731
-    train(tiny(), tr, dev, tmp_path / "a")
-
-    class Killed(Exception):
-        pass
-
-    def kill(epoch, batch):
-        if epoch == 1 and batch == 3:
-            raise Killed
-
-    with pytest.raises(Killed):
-        train(tiny(), tr, dev, tmp_path / "b", on_step=kill)
-    assert ckpt.load(tmp_path / "b" / "checkpoint.pt")["progress"]["batch"] == 2  # killed during step 3
-    steps = []
-    train(tiny(), tr, dev, tmp_path / "b", on_step=lambda e, b: steps.append((e, b)))
-    assert steps[0] == (1, 3)  # resumed at the third batch of the second epoch
-    a = ckpt.load(tmp_path / "a" / "checkpoint.pt")
-    b = ckpt.load(tmp_path / "b" / "checkpoint.pt")
-    for k in a["state_dict"]:
-        assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
-    strip = lambda rows: [{k: v for k, v in r.items() if k not in ("seconds", "words_per_s")} for r in rows]
-    assert strip(a["progress"]["history"]) == strip(b["progress"]["history"])
-
-
-def test_word_dropout(tiny_data, tmp_path):
+def test_word_dropout(tiny_data, tmp_path, tiny_cfg):
     import numpy as np
     from punct.engine.loss import drop_words
     from punct.models import UNK_ID
@@ -101,14 +62,7 @@ def test_word_dropout(tiny_data, tmp_path):
     assert all(torch.equal(b[k], c[k]) for k in b)
 
 
-def test_resume_refuses_changed_model(tiny_data, tmp_path):
-    tr, dev = tiny_data
-    train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "e")
-    with pytest.raises(PunctError, match="hidden_size"):
-        train(tiny_cfg("model_args.hidden_size=4"), tr, dev, tmp_path / "e")
-
-
-def test_halving_schedule_halves_then_stops(tiny_data, tmp_path, monkeypatch):
+def test_halving_schedule_halves_then_stops(tiny_data, tmp_path, monkeypatch, tiny_cfg):
     """lr_schedule halving (Mikolov): epoch 2 counts as no real gain under a huge threshold,
     so the rate halves; epoch 3 again, so training stops there, saying why."""
     import json
@@ -143,7 +97,7 @@ def test_halving_step_goes_back_to_the_best_weights(tmp_path):
     assert prog["halved_out"] and prog["lr_scale"] == 0.5
 
 
-def test_sum_loss_steps_are_the_mean_loss_steps_times_the_word_count(tiny_data, tmp_path):
+def test_sum_loss_steps_are_the_mean_loss_steps_times_the_word_count(tiny_data, tmp_path, tiny_cfg):
     """loss_reduction sum (punctuator2's cost): with plain SGD and no clipping, one step moves
     every weight by the word count times the mean-loss step."""
     tr, dev = tiny_data
@@ -162,7 +116,7 @@ def test_sum_loss_steps_are_the_mean_loss_steps_times_the_word_count(tiny_data, 
         tiny_cfg("loss_reduction=median")
 
 
-def test_select_by_f1_picks_and_stops_on_the_validation_f1(tiny_data, tmp_path):
+def test_select_by_f1_picks_and_stops_on_the_validation_f1(tiny_data, tmp_path, tiny_cfg):
     """select_by f1: best.pt is the first epoch of the highest validation F1, and patience
     counts epochs since the last F1 improvement (not the perplexity's)."""
     import json
@@ -185,12 +139,12 @@ def test_select_by_f1_picks_and_stops_on_the_validation_f1(tiny_data, tmp_path):
                                             (["select_by=f1", "lr_schedule=halving"], "needs select_by ppl"),
                                             (["select_by=last", "lr_schedule=plateau"], "select_by last keeps"),
                                             (["select_by=last", "average_best=2"], "select_by last keeps")])
-def test_select_by_is_checked(extra, message):
+def test_select_by_is_checked(extra, message, tiny_cfg):
     with pytest.raises((ValueError, PunctError), match=message):
         tiny_cfg(*extra).check()
 
 
-def test_precision_bf16_trains_close_to_fp32(tiny_data, tmp_path):
+def test_precision_bf16_trains_close_to_fp32(tiny_data, tmp_path, tiny_cfg):
     """precision bf16 runs the forward passes under CPU autocast: weights stay fp32, the run
     learns as the fp32 run does; a run may switch precision when it is resumed."""
     tr, dev = tiny_data
@@ -209,57 +163,9 @@ def test_precision_bf16_trains_close_to_fp32(tiny_data, tmp_path):
     assert prog["epoch"] == 3
 
 
-def test_precision_is_checked():
+def test_precision_is_checked(tiny_cfg):
     with pytest.raises((ValueError, PunctError), match="precision must be fp32 or bf16"):
         tiny_cfg("precision=fp16").check()
-
-
-def test_stop_request_ends_training_at_the_next_epoch_boundary(tiny_data, tmp_path):
-    import json
-
-    from punct.engine.expdir import request_stop
-
-    tr, dev = tiny_data
-    exp = tmp_path / "exp"
-    steps = []
-
-    def ask_to_stop(epoch, batch):
-        steps.append((epoch, batch))
-        if (epoch, batch) == (0, 2):  # mid-epoch: the epoch is finished, validated and kept
-            request_stop(exp, "  flat\n validation F1 ")
-
-    prog = train(tiny_cfg("max_epochs=4"), tr, dev, exp, on_step=ask_to_stop)
-    assert prog["epoch"] == 1 and max(e for e, _ in steps) == 0
-    done = json.loads((exp / "train_done.json").read_text())
-    assert done["stopped"] == "by hand" and done["why"] == "flat validation F1" and done["epochs"] == 1
-    assert (exp / "best.pt").is_file() and len((exp / "train_log.tsv").read_text().splitlines()) == 2
-    # while the file is there, a rerun (a resumed queue) stops at once
-    steps.clear()
-    assert train(tiny_cfg("max_epochs=4"), tr, dev, exp, on_step=ask_to_stop)["epoch"] == 1 and steps == []
-    # without it, the run goes on from its checkpoint, and while it does it has no recorded end
-    (exp / "stop").unlink()
-    seen = []
-    assert train(tiny_cfg("max_epochs=2"), tr, dev, exp,
-                 on_step=lambda e, b: seen.append((exp / "train_done.json").exists()))["epoch"] == 2
-    assert seen and not any(seen)
-    assert json.loads((exp / "train_done.json").read_text())["stopped"] == "max_epochs"
-
-
-def test_stop_request_before_any_model_is_refused(tiny_data, tmp_path):
-    from punct.engine.expdir import request_stop
-
-    tr, dev = tiny_data
-    with pytest.raises(PunctError, match="experiment directory not found"):
-        request_stop(tmp_path / "none", "why")
-    (tmp_path / "empty").mkdir()
-    with pytest.raises(PunctError, match="no training here"):
-        request_stop(tmp_path / "empty", "why")
-    exp = tmp_path / "exp"
-    exp.mkdir()
-    (exp / "stop").write_text("\n")
-    with pytest.raises(PunctError, match="before the first epoch ended"):
-        train(tiny_cfg(), tr, dev, exp)
-    assert not (exp / "best.pt").exists() and not (exp / "train_done.json").exists()
 
 
 def test_plateau_step_goes_back_to_the_best_weights_and_decays_the_rate(tmp_path):
@@ -277,7 +183,7 @@ def test_plateau_step_goes_back_to_the_best_weights_and_decays_the_rate(tmp_path
     assert prog["lr_scale"] == 0.25 ** 2
 
 
-def test_plateau_schedule_decays_after_every_epoch_without_gain(tiny_data, tmp_path):
+def test_plateau_schedule_decays_after_every_epoch_without_gain(tiny_data, tmp_path, tiny_cfg):
     """lr_schedule plateau: the optimizer's rate is lr times lr_decay per epoch that did not
     improve the selected score, and training still ends on patience."""
     tr, dev = tiny_data
@@ -294,12 +200,12 @@ def test_plateau_schedule_decays_after_every_epoch_without_gain(tiny_data, tmp_p
 @pytest.mark.parametrize("extra, message", [(["lr_schedule=cosine"], "lr_schedule must be"),
                                             (["lr_schedule=plateau", "lr_decay=1.0"], "lr_decay must be between"),
                                             (["lr_decay=0"], "lr_decay must be between")])
-def test_schedule_options_are_checked(extra, message):
+def test_schedule_options_are_checked(extra, message, tiny_cfg):
     with pytest.raises((ValueError, PunctError), match=message):
         tiny_cfg(*extra).check()
 
 
-def test_warm_start_trains_on_from_another_runs_best_model(tiny_data, tmp_path):
+def test_warm_start_trains_on_from_another_runs_best_model(tiny_data, tmp_path, tiny_cfg):
     """init_from on a one-stage model: the new run starts from that best.pt (weights,
     vocabulary, its epochs and their log rows), with its own optimizer settings; the
     starting model stays best.pt until an epoch beats it on validation."""
@@ -329,7 +235,7 @@ def test_warm_start_trains_on_from_another_runs_best_model(tiny_data, tmp_path):
     assert not torch.equal(ckpt.load(moved / "checkpoint.pt")["state_dict"]["out.bias"], start["state_dict"]["out.bias"])
 
 
-def test_select_by_last_keeps_the_last_epoch_even_when_it_validates_worse(tiny_data, tmp_path):
+def test_select_by_last_keeps_the_last_epoch_even_when_it_validates_worse(tiny_data, tmp_path, tiny_cfg):
     """select_by last: best.pt is the model of the last epoch, after a warm start too (whose
     start would otherwise stay best.pt when no epoch beats it), and patience never ends the run."""
     tr, dev = tiny_data
@@ -361,7 +267,7 @@ def test_select_by_last_keeps_the_last_epoch_even_when_it_validates_worse(tiny_d
     assert all(torch.equal(ckpt.load(none / "best.pt")["state_dict"][k], v) for k, v in start["state_dict"].items())
 
 
-def test_warm_start_refuses_another_model_or_shape(tiny_data, tmp_path):
+def test_warm_start_refuses_another_model_or_shape(tiny_data, tmp_path, tiny_cfg):
     tr, dev = tiny_data
     first = tmp_path / "first"
     train(tiny_cfg("max_epochs=1"), tr, dev, first)
@@ -375,7 +281,7 @@ def test_warm_start_refuses_another_model_or_shape(tiny_data, tmp_path):
         train(cfg, tr, dev, tmp_path / "c")
 
 
-def test_average_best_keeps_the_best_epochs_and_averages_them(tiny_data, tmp_path):
+def test_average_best_keeps_the_best_epochs_and_averages_them(tiny_data, tmp_path, tiny_cfg):
     """average_best=2 keeps the models of the two best epochs (by valid F1) in epochs/, and at
     the end writes their mean to epochs/average.pt, which is best.pt only if it validates
     better. Training itself is untouched: checkpoint.pt holds the same weights as without it."""
@@ -411,7 +317,7 @@ def test_average_best_keeps_the_best_epochs_and_averages_them(tiny_data, tmp_pat
     assert (exp / "epochs" / "average.pt").stat().st_mtime_ns == mtime
 
 
-def test_average_best_switched_on_when_resuming(tiny_data, tmp_path):
+def test_average_best_switched_on_when_resuming(tiny_data, tmp_path, tiny_cfg):
     """average_best may be set when a run is trained on: its best model so far is the first one
     kept, and the epochs after it are added."""
     tr, dev = tiny_data
@@ -423,14 +329,14 @@ def test_average_best_switched_on_when_resuming(tiny_data, tmp_path):
     assert sorted(int(f.stem) for f in (exp / "epochs").glob("[0-9]*.pt")) == prog["averaged"]
 
 
-def test_average_best_must_average_two(tmp_path):
+def test_average_best_must_average_two(tmp_path, tiny_cfg):
     with pytest.raises(PunctError, match="average_best must be 0"):
         tiny_cfg("average_best=1")
     with pytest.raises(PunctError, match="average_best must be 0"):
         tiny_cfg("average_best=-2")
 
 
-def test_average_best_lowered_on_a_resume(tiny_data, tmp_path):
+def test_average_best_lowered_on_a_resume(tiny_data, tmp_path, tiny_cfg):
     """A smaller average_best on a resume keeps only that many of the kept epochs."""
     tr, dev = tiny_data
     exp = tmp_path / "exp"
@@ -442,7 +348,7 @@ def test_average_best_lowered_on_a_resume(tiny_data, tmp_path):
     assert sorted(int(f.stem) for f in (exp / "epochs").glob("[0-9]*.pt")) == want
 
 
-def test_progress_lines_without_a_terminal_tell_when_the_epoch_ends(tiny_data, tmp_path, monkeypatch, caplog):
+def test_progress_lines_without_a_terminal_tell_when_the_epoch_ends(tiny_data, tmp_path, monkeypatch, caplog, tiny_cfg):
     import logging
     import re
 
@@ -463,7 +369,7 @@ def test_progress_lines_without_a_terminal_tell_when_the_epoch_ends(tiny_data, t
 
 
 @pytest.mark.parametrize("optimizer", ["adagrad", "adam", "adamw"])
-def test_fused_optimizer_is_the_same_update(optimizer):
+def test_fused_optimizer_is_the_same_update(optimizer, tiny_cfg):
     """The optimizer steps with torch's fused CPU kernel; it gives the update of the
     foreach implementation up to float rounding."""
     from punct.engine.optim import make_optimizer
@@ -486,7 +392,7 @@ def test_fused_optimizer_is_the_same_update(optimizer):
         assert not torch.equal(a, s)
 
 
-def test_a_resume_steps_with_the_configs_optimizer_implementation():
+def test_a_resume_steps_with_the_configs_optimizer_implementation(tiny_cfg):
     """torch's load_state_dict restores the saved groups' implementation; a run saved on the
     foreach path resumes on the fused one (and back) as the config now says."""
     from punct.engine.optim import load_optimizer_state, make_optimizer
@@ -504,7 +410,7 @@ def test_a_resume_steps_with_the_configs_optimizer_implementation():
         assert int(new.state[params[0]]["step"]) == 2
 
 
-def test_valid_decode_whole_scores_the_validation_set_as_decoding_it_does(tiny_data, tmp_path, caplog):
+def test_valid_decode_whole_scores_the_validation_set_as_decoding_it_does(tiny_data, tmp_path, caplog, tiny_cfg):
     """valid_decode whole: the validation F1 is that of the validation utterances decoded whole
     (every word, a sentence longer than a slice too), the number decoding best.pt gives."""
     import logging
@@ -539,162 +445,6 @@ def test_valid_decode_whole_scores_the_validation_set_as_decoding_it_does(tiny_d
     assert [float(s) for _, s in both] == [pytest.approx(r["valid_f1"], abs=0.005) for r in slices["history"]]
 
 
-def test_valid_decode_is_checked():
+def test_valid_decode_is_checked(tiny_cfg):
     with pytest.raises((ValueError, PunctError), match="valid_decode must be slices or whole, got 'all'"):
         tiny_cfg("valid_decode=all").check()
-
-
-# A stop signal during training: the batch it arrives in is kept in the checkpoint, training
-# ends with a one-line error and the shell's exit status, and a rerun resumes to the same
-# weights as a run never stopped (punct.engine.signals).
-
-
-def test_sigterm_saves_the_batch_and_a_rerun_resumes_to_the_same_weights(tiny_data, tmp_path):
-    tr, dev = tiny_data
-    train(tiny_cfg(), tr, dev, tmp_path / "a")
-    before = signal.getsignal(signal.SIGTERM)
-
-    def term(epoch, batch):
-        if (epoch, batch) == (1, 3):
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    with pytest.raises(Interrupted) as e:
-        train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=term)
-    assert e.value.exit_code == 128 + signal.SIGTERM
-    assert str(e.value).startswith(f"{tmp_path / 'b' / 'checkpoint.pt'}: training stopped by SIGTERM at epoch 2, "
-                                   "batch 3 of ")
-    assert signal.getsignal(signal.SIGTERM) == before  # the handler is gone with the loop
-    assert ckpt.load(tmp_path / "b" / "checkpoint.pt")["progress"]["batch"] == 3  # the signalled batch is kept
-    steps = []
-    train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=lambda e, b: steps.append((e, b)))
-    assert steps[0] == (1, 4)
-    a = ckpt.load(tmp_path / "a" / "checkpoint.pt")
-    b = ckpt.load(tmp_path / "b" / "checkpoint.pt")
-    for k in a["state_dict"]:
-        assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
-
-
-@pytest.fixture
-def sigint_handled():
-    """SIGINT at Python's default handler for the test: a shell starts background jobs with it
-    ignored, and the trainer rightly leaves an ignored signal alone."""
-    import signal
-
-    saved = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, saved)
-
-
-def test_sigint_on_the_last_batch_of_an_epoch_resumes_at_its_validation(tiny_data, tmp_path, sigint_handled):
-    tr, dev = tiny_data
-    steps = []
-    train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "a", on_step=lambda e, b: steps.append(b))
-    last = steps[-1]
-
-    def interrupt(epoch, batch):
-        if (epoch, batch) == (0, last):
-            os.kill(os.getpid(), signal.SIGINT)
-
-    with pytest.raises(Interrupted, match=f"by SIGINT at epoch 1, batch {last} of {last};"):
-        train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=interrupt)
-    prog = ckpt.load(tmp_path / "b" / "checkpoint.pt")["progress"]
-    assert (prog["epoch"], prog["batch"], prog["history"]) == (0, last, [])
-    steps = []
-    prog = train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=lambda e, b: steps.append((e, b)))
-    assert steps[0] == (1, 1) and prog["epoch"] == 2 and len(prog["history"]) == 2  # epoch 1 validated first
-
-
-def test_a_repeat_within_the_window_is_ignored_and_a_later_one_acts(monkeypatch, sigint_handled):
-    with signals.deferred(announce=False) as got:
-        os.kill(os.getpid(), signal.SIGINT)
-        os.kill(os.getpid(), signal.SIGINT)  # torchrun forwarding what the ranks got already
-    assert got.signum == signal.SIGINT
-    monkeypatch.setattr(signals, "REPEAT_SECONDS", 0.0)
-    with signals.deferred(announce=False) as got:
-        os.kill(os.getpid(), signal.SIGINT)
-        assert got.signum == signal.SIGINT  # the first is deferred (reaching this line shows it)
-        with pytest.raises(KeyboardInterrupt):
-            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C again: stop now
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-
-
-def test_an_ignored_signal_stays_ignored():
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        with signals.deferred(announce=False) as got:
-            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-            os.kill(os.getpid(), signal.SIGINT)
-        assert got.signum == 0
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-def test_the_entry_point_exits_with_the_signals_status(capsys):
-    def stopped(args):
-        raise Interrupted("training stopped by SIGTERM", Path("exp/x/checkpoint.pt"), signal.SIGTERM)
-
-    assert run(stopped, None, prog="t") == 143
-    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: exp/x/checkpoint.pt: training stopped by SIGTERM"
-
-
-def test_a_signal_while_validating_the_last_epoch_stops_before_the_ending(tiny_data, tmp_path, monkeypatch):
-    import punct.engine.validation as engine_validation
-
-    tr, dev = tiny_data
-    evaluate = engine_validation.evaluate
-
-    def signalled_evaluate(*args, **kw):
-        os.kill(os.getpid(), signal.SIGTERM)  # after the last batch: no batch is left to stop after
-        return evaluate(*args, **kw)
-
-    monkeypatch.setattr(engine_validation, "evaluate", signalled_evaluate)
-    with pytest.raises(Interrupted, match="by SIGTERM after epoch 1; rerun the same command to finish"):
-        train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "b")
-    assert not (tmp_path / "b" / "train_done.json").exists() and (tmp_path / "b" / "best.pt").exists()
-    monkeypatch.setattr(engine_validation, "evaluate", evaluate)
-    assert train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "b")["epoch"] == 1
-    assert (tmp_path / "b" / "train_done.json").exists()
-
-
-def test_a_second_training_in_the_same_directory_is_refused_while_the_first_runs(tiny_data, tmp_path):
-    """A rerun while the first run still trains (run.sh killed alone leaves its training
-    going) would interleave two runs' checkpoints: it stops at once, naming the holder."""
-    import subprocess
-    import sys
-
-    tr, dev = tiny_data
-    exp = tmp_path / "exp"
-    refused = []
-
-    def second(epoch, batch):
-        if (epoch, batch) == (0, 2):
-            with pytest.raises(PunctError) as e:
-                train(tiny_cfg(), tr, dev, exp)
-            refused.append(str(e.value))
-
-    train(tiny_cfg(), tr, dev, exp, on_step=second)
-    assert refused == [f"{exp / '.train.lock'}: a training is already running here (host {os.uname().nodename}, "
-                       f"pid {os.getpid()}); wait for it to end, or stop it (kill -TERM its pid) and rerun"]
-    assert (exp / "train_done.json").is_file()  # the first run was not disturbed
-    # a holder killed outright (SIGKILL: no cleanup) leaves the file, not the lock
-    code = ("import os, signal; from punct.fsutil import exclusive\n"
-            f"with exclusive({str(tmp_path / 'k' / '.train.lock')!r}, 'a training'):\n"
-            "    os.kill(os.getpid(), signal.SIGKILL)")
-    (tmp_path / "k").mkdir()
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert r.returncode == -signal.SIGKILL and (tmp_path / "k" / ".train.lock").is_file()
-    assert train(tiny_cfg(), tr, dev, tmp_path / "k")["epoch"] == 2
-
-
-def test_a_file_system_without_locks_trains_unguarded(tiny_data, tmp_path, monkeypatch, caplog):
-    import errno
-    import fcntl
-
-    def no_locks(fd, op):
-        raise OSError(errno.ENOLCK, "No locks available")
-
-    monkeypatch.setattr(fcntl, "flock", no_locks)
-    tr, dev = tiny_data
-    assert train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "exp")["epoch"] == 1
-    assert "cannot lock (No locks available)" in caplog.text

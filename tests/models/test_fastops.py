@@ -78,3 +78,38 @@ def test_bf16_inputs_are_scored_by_the_kernel_in_float32(ext):
     finally:
         fastops._state["additive"] = old
     assert 8 * 128 * 128 * 128 >= layers.EXT_MIN_VALUES and calls == [torch.float32]
+
+
+@pytest.fixture
+def fresh(monkeypatch, tmp_path):
+    """additive_ext as in a new process, with an empty kernel folder and builds recorded."""
+    monkeypatch.setattr(fastops, "_state", {})
+    monkeypatch.setenv("PUNCT_EXT_DIR", str(tmp_path / "ext"))
+    monkeypatch.delenv("PUNCT_NO_EXT", raising=False)
+    builds = []
+    monkeypatch.setattr(fastops, "_build", lambda name, built: builds.append(name) or "built")
+    return builds
+
+
+@pytest.fixture(scope="module")
+def built_kernel(ext):
+    return fastops.ext_dir() / f"punct_additive_{fastops._cpu_tag()}.so"
+
+
+def test_a_built_kernel_is_imported_not_rebuilt(built_kernel, fresh):
+    # another checkout (another source path, another venv path) finds it by its name alone
+    import shutil
+
+    fastops.ext_dir().mkdir()
+    shutil.copy(built_kernel, fastops.ext_dir() / built_kernel.name)
+    got = fastops.additive_ext()
+    assert fresh == [] and got is not None and hasattr(got, "scores_forward")
+
+
+def test_inference_never_builds_the_kernel(fresh):
+    assert fastops.additive_ext(build=False) is None
+    big = [torch.randn(*s) for s in ((8, 128, 128), (8, 128, 128), (128,))]
+    with torch.no_grad():
+        additive_scores(*big)
+    assert fresh == []
+    assert fastops.additive_ext() == "built" and fresh  # a training still builds it
