@@ -72,6 +72,23 @@ def test_words_to_model_tokens_and_labels_of_last_token():
     assert ws[0].label == "O"  # the input is not changed
 
 
+def test_a_clitic_written_apart_joins_the_word_before_when_the_model_knows_the_pair():
+    """``I 'm`` is read as the model's one word ``i'm`` (a vocabulary of ASR spelling, without
+    ``'m``): the pair's mark goes to the clitic and none to the word before; a clitic the
+    model knows, or a pair it does not, stays apart."""
+    vocab = Vocabulary.build([["i'm", "here", "don't", "go", "'s"]], min_count=1)
+    r = Restorer(MarkAfter(vocab.id("i'm"), vocab.id("go")), vocab, window=8)
+    ws = [Word("I", written="I"), Word("'m"), Word("here"), Word("do"), Word("n't"), Word("go"), Word("it"), Word("'s"),
+          Word("we"), Word("'re")]
+    assert [[w.text for w in u] for u in r._units(ws)] == [["I", "'m"], ["here"], ["do", "n't"], ["go"], ["it"], ["'s"],
+                                                         ["we"], ["'re"]]
+    (out,) = r.restore([Utterance("u", ws)], end_sentence=False)
+    assert [w.label for w in out.words] == ["O", "COMMA", "O", "O", "O", "PERIOD", "O", "O", "O", "O"]
+    # the end of the input decides from the posteriors of the pair's last word
+    (out,) = r.restore([Utterance("u", ws[:2])])
+    assert [w.label for w in out.words] == ["O", "PERIOD"]
+
+
 def test_streams_keep_speakers_apart():
     a1 = Utterance("a1", [Word("x")], recording="r", speaker="A")
     a2 = Utterance("a2", [Word("y")], recording="r", speaker="A")

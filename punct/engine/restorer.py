@@ -5,7 +5,10 @@ the one inference path (punct.engine.infer), one model or an ensemble.
 Tokens. The words go to the model as it was trained (lower case, IWSLT tokenization: ``don't``
 is ``do n't`` unless the model knows ``don't``; ``<unk>`` or a bracketed token the recognizer
 wrote is an unknown word); the mark predicted after a word's last token is the word's label,
-and a case head's class at its first token is its case. Non-speech tokens (``is_nonspeech``:
+and a case head's class at its first token is its case. The other way round, a clitic written
+apart (``I 'm``, as IWSLT text is) joins the word before it when the model knows the joined
+word and not the clitic (a model trained on ASR spelling): the pair is one token, whose mark
+goes to the clitic and whose case goes to the first word. Non-speech tokens (``is_nonspeech``:
 ``[noise]``, ``<sil>`` ...) are not read and get no mark.
 
 Streams. An utterance, or consecutive utterances of one recording, channel and speaker (Kaldi
@@ -37,6 +40,7 @@ from punct.engine.infer import (biased_labels, class_bias, default_workers, ense
 from punct.errors import PunctError
 from punct.io.sentences import speaker_of
 from punct.labels import CASES, LABELS, O, PERIOD, SENTENCE_END
+from punct.transfer import CLITICS
 from punct.words import Utterance, Word, is_nonspeech
 
 if TYPE_CHECKING:
@@ -49,6 +53,9 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "assets" / "default.pt"
 
 _CACHE_SIZE = 1 << 16
+def _joined(unit: Sequence[Word]) -> Word:
+    """A word and the clitic after it as one word (``I`` + ``'m`` -> ``I'm``)."""
+    return Word(text="".join(w.text for w in unit).lower(), written="".join(w.written or w.text for w in unit))
 
 
 def resolve_model(path: str | Path | None) -> Path:
@@ -85,6 +92,7 @@ class Restorer:
         self.mixed = dict(mixed or {})
         self.runtime = "torch"
         self._cache: dict[str, tuple[list[str], list[int]]] = {}
+        self._joins: set[str] | None = None  # the clitics to join to the word before (_units)
         inputs = getattr(model, "punct_inputs", None)
         self.inputs = inputs if getattr(inputs, "columns", None) else None  # a model with per-word features
         if self.inputs is not None and list(self.inputs.feature_sets) != ["pause"]:
@@ -161,22 +169,25 @@ class Restorer:
         """Label the words of ``streams``; returns ({id(word): posteriors} of every word with
         ``probs``, else of the words in ``keep``; {id(word): case class} with ``cases``: the class
         predicted at the word's first token)."""
-        pending: list[deque[tuple[Word, int]]] = [deque() for _ in streams]
+        import numpy as np
+
+        pending: list[deque[tuple[list[Word], int]]] = [deque() for _ in streams]
         word_probs: dict = {}
         word_cases: dict = {}
         rows = self._pause_rows(out) if self.inputs is not None else None
 
         def source(si: int) -> Iterator:
             q = pending[si]
-            for w in streams[si]:
-                ids = self._encoded(w)[1]
-                q.append((w, len(ids)))
+            for unit in self._units(streams[si]):
+                w = unit[-1]
+                ids = self._encoded(w if len(unit) == 1 else _joined(unit))[1]
+                q.append((unit, len(ids)))
                 if rows is None:
                     yield from ids
-                elif len(ids) == 1:  # most words: one token, the word's own row
+                elif len(ids) == 1 and len(unit) == 1:  # most words: one token, the word's own row
                     yield ids[0], rows[id(w)][1]
                 else:
-                    yield from zip(ids, self._token_rows(rows[id(w)], len(ids)))
+                    yield from zip(ids, self._token_rows(self._unit_rows(unit, rows), len(ids)))
 
         n_words = sum(len(s) for s in streams)
         bar = None
@@ -201,15 +212,20 @@ class Restorer:
                         first_case[si] = case_ids[j]
                 carry[si] -= 1
                 if carry[si] == 0:
-                    w, _ = q.popleft()
+                    unit, _ = q.popleft()
+                    w = unit[-1]
                     w.label = LABELS[lab]
                     if post is not None:
                         word_probs[id(w)] = post[j]
                     elif id(w) in keep:
                         word_probs[id(w)] = acc.posteriors(j, j + 1)[0]
                     if cases:
-                        word_cases[id(w)] = CASES[first_case[si]]
-                    done += 1
+                        word_cases[id(unit[0])] = CASES[first_case[si]]
+                    for v in unit[:-1]:  # the word before a joined clitic: no mark inside the pair
+                        v.label = O
+                        if post is not None or id(v) in keep:  # certain: no mark
+                            word_probs[id(v)] = np.eye(len(LABELS), dtype=np.float32)[LABELS.index(O)]
+                    done += len(unit)
         if bar is not None:
                 bar.update(done)
         if bar is not None:
@@ -218,6 +234,41 @@ class Restorer:
         log.info("restored %d words in %d streams in %.1f s (%.0f words/s)", n_words, len(streams), dt, n_words / max(dt, 1e-9))
         return word_probs, word_cases
 
+
+    def _units(self, stream: list[Word]) -> list[list[Word]]:
+        """The words of ``stream`` as the model reads them: one word each, or a word and the
+        clitic after it (module docstring) when the model's word vocabulary knows the joined
+        word and not the clitic."""
+        vocab = self.vocab
+        if getattr(type(vocab), "__contains__", None) is None:  # word pieces: every word is known
+            return [[w] for w in stream]
+        joins = self._joins
+        if joins is None:
+            joins = self._joins = {c for c in CLITICS if c not in vocab}
+        units: list[list[Word]] = []
+        for w in stream:
+            if units and joins and w.text.lower() in joins and len(units[-1]) == 1 \
+                    and (units[-1][0].text + w.text).lower() in vocab:
+                units[-1].append(w)
+            else:
+                units.append([w])
+        return units
+
+    def _unit_rows(self, unit: list[Word], rows) -> tuple:
+        """The pause rows (``_pause_rows``) of a unit read as one word: the last word's, with
+        the first word's pause before it."""
+        if len(unit) == 1:
+            return rows[id(unit[0])]
+        import numpy as np
+
+        from punct.prosody.pause import PAUSE_FEATURES
+
+        first, last = rows[id(unit[0])][0], rows[id(unit[-1])][0]
+        row = np.array(last, dtype=np.float32)
+        for c, name in enumerate(PAUSE_FEATURES):
+            if name.endswith("_before"):
+                row[c] = first[c]
+        return row, self.inputs.select(row[None, :], PAUSE_FEATURES)[0]
 
     def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, tuple["np.ndarray", "np.ndarray"]]:
         """{id(word): (its full pause feature row, the model's row of it: FeatureInputs.select)} for
