@@ -17,6 +17,11 @@ long as the model, the directory's text and the decoding settings are those of
 same way, a run resumed after a kill writes the file an uninterrupted run writes. The set
 is written once every chunk is there, then the parts are removed.
 
+A teacher trained with ``mark_weights`` (a rare mark's loss weighted w times) learnt
+posteriors of that mark about w times too high in odds; they are divided by w and
+renormalized when the set is written, so that a student learns the marks as often as they
+occur (the chunks keep the model's own posteriors).
+
 ``read_soft_targets(DIR, name)`` gives them back as {utt: float32 [n_words, columns]} with
 the column layout (``SoftLayout``); the training slices carry them (punct.engine.batching).
 """
@@ -82,6 +87,20 @@ def plan_chunks(n_words: list[int], chunk_words: int) -> list[tuple[int, int]]:
         n += k
     if a < len(n_words):
         out.append((a, len(n_words)))
+    return out
+
+
+def undo_mark_weights(post: np.ndarray, mark_weights: dict[str, float] | None) -> np.ndarray:
+    """``post`` [n, columns] with its mark columns (the first len(LABELS)) divided by the
+    training ``mark_weights`` of each mark and renormalized (module docstring); the case
+    columns unchanged. No weights (or all 1): ``post`` itself."""
+    w = np.array([float((mark_weights or {}).get(lab, 1.0)) for lab in LABELS], dtype=np.float64)
+    if not mark_weights or (w == 1.0).all():
+        return post
+    marks = post[:, : len(LABELS)].astype(np.float64) / w
+    marks /= np.maximum(marks.sum(1, keepdims=True), 1e-12)
+    out = post.copy()
+    out[:, : len(LABELS)] = marks.astype(post.dtype)
     return out
 
 
@@ -163,6 +182,9 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
             log.info("chunk %d/%d: %d of %d words, %.0f words/s, about %s left", c + 1, len(chunks),
                      total - left, total, rate, _eta(left / max(rate, 1e-9)))
     seconds = time.monotonic() - t0
+    mark_weights = tc.get("mark_weights") or {}
+    if any(v != 1 for v in mark_weights.values()):
+        log.info("the teacher trained with mark_weights %s: its mark posteriors are divided by them", mark_weights)
     out: dict[str, np.ndarray] = {}
     for c, (a, b) in enumerate(chunks):
         path = parts / f"{c:05d}.npz"
@@ -170,6 +192,7 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
             arr, lengths = z["post"], z["lengths"]
         if lengths.tolist() != sizes[a:b] or arr.shape != (sum(sizes[a:b]), len(columns)):
             raise PunctError(f"chunk {c} does not fit the utterances of the directory (delete {parts} and rerun)", path)
+        arr = undo_mark_weights(arr, mark_weights)
         for u, part in zip(utts[a:b], np.split(arr, np.cumsum(lengths)[:-1])):
             out[u.id] = part
     write_features(data_dir, name, out, columns)

@@ -53,6 +53,29 @@ def test_posteriors_of_a_tagger_with_case_are_written_and_read_back(tiny_mpnet, 
     assert (d / "teacher.ark").stat().st_mtime_ns == mtime
 
 
+def test_a_teachers_mark_weights_are_divided_out_of_its_posteriors(tiny_mpnet, tiny_tagger, tiny_model_data, tmp_path):
+    """A teacher trained with mark_weights {QUESTION: 4} writes question posteriors divided by
+    4 (the odds its weighted loss inflated), renormalized; the case columns are kept."""
+    from punct.bin.posteriors import main
+    from punct.engine import checkpoint as ckpt
+    from punct.engine.soft_labels import read_soft_targets, undo_mark_weights
+
+    p = np.array([[0.5, 0.1, 0.2, 0.2, 0.7, 0.3, 0.0, 0.0]], dtype=np.float32)
+    got = undo_mark_weights(p, {"QUESTION": 4.0})
+    assert np.allclose(got[0, :4], np.array([0.5, 0.1, 0.2, 0.05]) / 0.85) and np.allclose(got[0, 4:], p[0, 4:])
+    assert undo_mark_weights(p, {}) is p and undo_mark_weights(p, {"QUESTION": 1.0}) is p
+    ck = ckpt.load(tiny_tagger)
+    weighted = tmp_path / "weighted.pt"
+    ckpt.save(weighted, dict(ck, train_config=dict(ck.get("train_config") or {}, mark_weights={"QUESTION": 4.0})))
+    plain, heavy = copy_dir(tiny_model_data[1], tmp_path / "a"), copy_dir(tiny_model_data[1], tmp_path / "b")
+    assert main(["--model", str(tiny_tagger), "--data", str(plain)]) == 0
+    assert main(["--model", str(weighted), "--data", str(heavy)]) == 0
+    a, b = read_soft_targets(plain, "teacher")[0], read_soft_targets(heavy, "teacher")[0]
+    for utt in a:
+        assert np.allclose(b[utt], undo_mark_weights(a[utt], {"QUESTION": 4.0}), atol=1e-6)
+        assert (b[utt][:, 3] < a[utt][:, 3]).all()
+
+
 def test_a_rerun_after_a_kill_completes_and_gives_the_same_file(stage1_models, tiny_model_data, tmp_path, monkeypatch):
     import punct.engine.decode as decode_mod
     from punct.engine.soft_labels import read_soft_targets, write_posteriors
