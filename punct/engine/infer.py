@@ -68,6 +68,18 @@ def accept_count(pred: Sequence[int], at_end: bool) -> int:
 
 # ----------------------------------------------------------------------------- batches
 
+def mark_offset(mark_weights: dict | None) -> "np.ndarray | None":
+    """The log-odds correction of a model trained with ``mark_weights`` (TrainConfig): -log w
+    of each mark's weight (O and unweighted marks 0), added to its logits at inference so
+    that its decisions and posteriors follow the data's rates, which a loss weighted w
+    times inflated by w in odds; None when every weight is 1."""
+    import numpy as np
+
+    if not mark_weights or all(float(v) == 1.0 for v in mark_weights.values()):
+        return None
+    return np.array([-np.log(float(mark_weights.get(lab, 1.0))) for lab in LABELS], dtype=np.float32)
+
+
 class Batch:
     """The logits of one batch of windows, and what is read from them on demand: labels for
     every window position (an argmax), posteriors and case classes for the rows asked for.
@@ -115,10 +127,13 @@ def run_batch(model, wins: Sequence[Sequence[int]], feats: Sequence | None = Non
         fw = np.zeros((len(wins), T, np.asarray(feats[0]).shape[1]), dtype=np.float32)
         for r, f in enumerate(feats):
             fw[r, : len(f)] = f
+    offset = getattr(model, "punct_logit_offset", None)  # mark_offset of the model's training
     if hasattr(model, "session"):  # an ONNX graph
         logits, case_logits = model.run(_padded_ids(wins, T), lengths, fw)
         if case and case_logits is None:
             raise PunctError("internal error: case logits asked of a graph without a case head", model.path)
+        if offset is not None:
+            logits = logits + offset[: logits.shape[-1]]
         return Batch(logits, case_logits, lengths, is_torch=False)
     import torch
 
@@ -135,6 +150,8 @@ def run_batch(model, wins: Sequence[Sequence[int]], feats: Sequence | None = Non
             kw = inputs.tensors(ids, lengths) if fw is None else inputs.tensors(ids, lengths, feats=fw)
             out = model(**kw, return_case=True) if case else model(**kw)
     logits, case_logits = out if case else (out, None)
+    if offset is not None:
+        logits = logits + torch.from_numpy(offset[: logits.shape[-1]])
     return Batch(logits, case_logits, lengths, is_torch=True)
 
 

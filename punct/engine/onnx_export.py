@@ -175,6 +175,7 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
     entry.value = json.dumps(dict(meta, model=ck["model"], inputs=ck.get("inputs") or {"kind": "words"},
                                   vocab=list(ck.get("vocab") or []), window=decode_window_of(tc),
                                   batch_size=min(int(tc.get("batch_size", 32)), 64), case_head=case,
-                                  mixed_spellings=ck.get("mixed_spellings") or {}))
+                                  mixed_spellings=ck.get("mixed_spellings") or {},
+                                  mark_weights=tc.get("mark_weights") or {}))
     onnx.save(proto, str(out))
     return tuple(a.numpy() for a in args), want

@@ -127,6 +127,7 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
 
     model_path, data_dir = Path(model_path), Path(data_dir)
     model, vocab, ck = load_model(model_path)
+    model.punct_logit_offset = None  # the chunks keep the model's own posteriors; see undo_mark_weights
     tc = ck.get("train_config", {}) or {}
     window = window or decode_window_of(tc)
     batch_size = batch_size or int(tc.get("batch_size", 128))

@@ -155,6 +155,30 @@ def test_posteriors_of_the_asked_rows_equal_the_whole_batch_softmax(tbrnn):
     np.testing.assert_allclose(both[:, len(LABELS):].sum(-1), 1.0, rtol=1e-5)
 
 
+def test_a_model_trained_with_mark_weights_decodes_with_their_odds_taken_out(tbrnn, tmp_path):
+    """load_model gives a model trained with mark_weights {QUESTION: 4} the offset -log 4 on the
+    question logit: its posteriors are the raw ones with the question's odds divided by 4."""
+    from punct.engine import checkpoint as ckpt
+    from punct.engine.infer import mark_offset
+    from punct.engine.soft_labels import undo_mark_weights
+    from punct.engine.vocab import Vocabulary
+
+    assert mark_offset(None) is None and mark_offset({"QUESTION": 1.0}) is None
+    np.testing.assert_allclose(mark_offset({"QUESTION": 4.0}), [0, 0, 0, -np.log(4.0)], rtol=1e-6)
+    vocab = Vocabulary.build([[f"w{i}" for i in range(37)]], min_count=1)
+    base = {"model": "tbrnn", "model_args": {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8,
+                                              "case_head": True},
+            "vocab": vocab.to_list(), "labels": list(LABELS), "state_dict": tbrnn.state_dict()}
+    plain, weighted = tmp_path / "plain.pt", tmp_path / "weighted.pt"
+    ckpt.save(plain, dict(base, train_config={}))
+    ckpt.save(weighted, dict(base, train_config={"mark_weights": {"QUESTION": 4.0}}))
+    a, b = ckpt.load_model(plain)[0], ckpt.load_model(weighted)[0]
+    assert a.punct_logit_offset is None and b.punct_logit_offset[3] < 0
+    win = [np.random.default_rng(2).integers(3, 40, 15).tolist()]
+    pa, pb = run_batch(a, win).posteriors(0, 0, 15), run_batch(b, win).posteriors(0, 0, 15)
+    np.testing.assert_allclose(pb, undo_mark_weights(pa, {"QUESTION": 4.0}), atol=1e-6)
+
+
 def test_numpy_posteriors_of_a_graph_are_a_softmax():
     logits = np.random.default_rng(1).normal(size=(2, 6, len(LABELS))).astype(np.float32)
     b = Batch(logits, None, [6, 3], is_torch=False)
