@@ -36,10 +36,11 @@ def mark_f1(ref: list[str], hyp: list[str]) -> float:
 
 @torch.no_grad()
 def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=None, limit: int = 0,
-             rank: int = 0, world: int = 1, precision: str = "fp32") -> tuple[float, float]:
+             rank: int = 0, world: int = 1, precision: str = "fp32", offset=None) -> tuple[float, float]:
     """(perplexity, overall mark F1 in percent) of ``model`` on the loss words of ``slices``
     (the first ``limit`` slices if > 0); ``inputs`` is the featurizer (default: word ids).
-    With ``world`` > 1 every rank scores its share of the batches and the counts are gathered."""
+    With ``world`` > 1 every rank scores its share of the batches and the counts are gathered.
+    ``offset`` (punct.engine.infer.mark_offset) is added to the logits, as decoding adds it."""
     inputs = inputs if inputs is not None else _IdsOnly()
     model.eval()
     nll, n = 0.0, 0
@@ -53,6 +54,8 @@ def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=Non
         with autocast(precision):
             logits = model(**kw)
         logits = logits.float()
+        if offset is not None:
+            logits = logits + torch.from_numpy(offset[: logits.shape[-1]])
         keep = y != -100
         nll += float(F.cross_entropy(logits[keep], y[keep], reduction="sum"))
         n += int(keep.sum())
@@ -107,8 +110,15 @@ def validator(cfg: TrainConfig, model: torch.nn.Module, valid_sl: Slices, inputs
               rank: int = 0, world: int = 1) -> Callable[[], tuple[float, float]]:
     """The validation of every epoch: () -> (perplexity on the slices, overall mark F1 on the
     slices or, with ``whole``, on the utterances decoded whole); leaves the model in train mode."""
+    from punct.engine.infer import mark_offset
+
+    # a model trained with mark_weights is validated as it will decode: with their odds taken out
+    offset = mark_offset(cfg.mark_weights)
+    model.punct_logit_offset = offset  # read by run_batch (the whole utterances' decoding)
+
     def validate() -> tuple[float, float]:
-        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world, cfg.precision)
+        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world, cfg.precision,
+                           offset)
         if whole is not None:
             sliced, f1 = f1, whole.f1(model, rank, world)
             # the slices' F1 is not kept; logged so that the two can be compared

@@ -448,3 +448,26 @@ def test_valid_decode_whole_scores_the_validation_set_as_decoding_it_does(tiny_d
 def test_valid_decode_is_checked(tiny_cfg):
     with pytest.raises((ValueError, PunctError), match="valid_decode must be slices or whole, got 'all'"):
         tiny_cfg("valid_decode=all").check()
+
+
+def test_a_run_with_mark_weights_weighs_its_loss_and_validates_as_it_decodes(tiny_data, tmp_path, tiny_cfg, monkeypatch):
+    """mark_weights reaches the training loss (another first step than without) and the
+    validation (the mark_offset on its logits, as decoding adds it); the model file keeps them
+    and decodes with the offset."""
+    import numpy as np
+
+    from punct.engine import validation
+
+    tr, dev = tiny_data
+    seen = []
+    real = validation.evaluate
+    monkeypatch.setattr(validation, "evaluate", lambda *a, **k: seen.append(a[-1] if len(a) > 8 else k.get("offset"))
+                        or real(*a, **k))
+    train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "a")
+    train(tiny_cfg("max_epochs=1", "mark_weights.QUESTION=4.0", "mark_weights.COMMA=2.0"), tr, dev, tmp_path / "b")
+    loss = [(tmp_path / d / "train_log.tsv").read_text().splitlines()[1].split("\t")[1] for d in ("a", "b")]
+    assert loss[0] != loss[1]
+    assert seen[0] is None and np.allclose(seen[-1], [0, -np.log(2.0), 0, -np.log(4.0)])
+    model, _, ck = ckpt.load_model(tmp_path / "b" / "best.pt")
+    assert ck["train_config"]["mark_weights"] == {"QUESTION": 4.0, "COMMA": 2.0}
+    assert np.allclose(model.punct_logit_offset, seen[-1])
