@@ -8,7 +8,8 @@ has a case head, those of its case class, as the feature set DIR/NAME.{ark,scp,n
 (columns mark_O ... mark_QUESTION [case_LOWER ... case_MIXED]), marked DIR/NAME.done.
 A training config reads them with distill_from: NAME (punct.engine.soft_labels).
 Resumable: chunks of --chunk-words words are kept in DIR/.NAME.parts/ as they end, and a
-rerun after a kill decodes only the rest (progress and the time left are logged).
+rerun after a kill decodes only the rest (progress and the time left are logged); chunks of
+another model or settings are an error unless --force.
 Skipped when DIR/NAME.done exists, unless --force.
 """
 from __future__ import annotations
@@ -35,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=at_least(2, MAX_WINDOW), default=None, help="words per decoding window (default: the model's)")
     p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None, help="windows per batch (default: the model's)")
     p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=2, help="torch threads")
-    p.add_argument("--force", action="store_true", help="decode again even when DIR/NAME.done exists")
+    p.add_argument("--force", action="store_true", help="decode again even when DIR/NAME.done exists, and start over when the decoded chunks of an "
+                        "unfinished run were made with another model or settings (else an error)")
     add_common(p)
     return p
 

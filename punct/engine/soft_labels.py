@@ -13,7 +13,8 @@ The utterances are decoded in chunks of about ``chunk_words`` words, cut in the 
 order (the same chunks in every run); each chunk is written atomically to
 ``DIR/.NAME.parts/NNNNN.npz`` when it ends, and a rerun skips the chunks already written as
 long as the model, the directory's text and the decoding settings are those of
-``.NAME.parts/key.json`` (else it starts over). Since every run decodes the same chunks the
+``.NAME.parts/key.json``; chunks of another model or settings are an error (``force``
+starts over), as they may hold hours of decoding. Since every run decodes the same chunks the
 same way, a run resumed after a kill writes the file an uninterrupted run writes. The set
 is written once every chunk is there, then the parts are removed.
 
@@ -145,8 +146,12 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
             old = json.loads(key_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             old = None
-        if force or old != key:
-            log.info("%s: %s; starting over", parts, "--force" if force else "made with another model, text or settings")
+        if old != key and not force:
+            changed = ", ".join(k for k in key if (old or {}).get(k) != key[k]) or "unreadable key.json"
+            raise PunctError(f"the decoded chunks here were made with another {changed} (hours of decoding: rerun "
+                             "with the same model and settings to finish them, or --force to start over)", parts)
+        if force:
+            log.info("%s: --force: starting over", parts)
             shutil.rmtree(parts)
     parts.mkdir(exist_ok=True)
     if not key_path.is_file():

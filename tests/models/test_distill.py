@@ -76,6 +76,24 @@ def test_a_teachers_mark_weights_are_divided_out_of_its_posteriors(tiny_mpnet, t
         assert (b[utt][:, 3] < a[utt][:, 3]).all()
 
 
+def test_chunks_of_another_model_are_kept_unless_forced(tiny_mpnet, tiny_tagger, tiny_model_data, tmp_path, capsys):
+    """An unfinished run's chunks made with another model are an error naming what differs
+    (they may hold hours of decoding); --force starts over."""
+    from punct.bin.posteriors import main
+
+    d = copy_dir(tiny_model_data[1], tmp_path / "dev")
+    parts = d / ".teacher.parts"
+    parts.mkdir()
+    (parts / "key.json").write_text('{"model": {"path": "other.pt"}}')
+    (parts / "00000.npz").write_bytes(b"kept")
+    assert main(["--model", str(tiny_tagger), "--data", str(d)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "made with another model" in err and "--force" in err
+    assert (parts / "00000.npz").read_bytes() == b"kept"
+    assert main(["--model", str(tiny_tagger), "--data", str(d), "--force"]) == 0
+    assert (d / "teacher.done").is_file() and not parts.exists()
+
+
 def test_a_rerun_after_a_kill_completes_and_gives_the_same_file(stage1_models, tiny_model_data, tmp_path, monkeypatch):
     import punct.engine.decode as decode_mod
     from punct.engine.soft_labels import read_soft_targets, write_posteriors
