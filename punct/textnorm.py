@@ -33,6 +33,10 @@ KEEP_DOT = frozenset({"mr.", "mrs.", "ms.", "dr."})
 
 #: Clitics split off as tokens of their own (``n't`` is handled separately).
 _CLITICS = ("'s", "'re", "'m", "'ll")
+#: Every clitic token of IWSLT-style text (``we 're``, ``do n't``, ``i 've``): matched as one
+#: word with the word before it (punct.transfer), joined to it for a model of ASR spelling
+#: (punct.engine.restorer) and in the Earnings preparation.
+CLITICS = frozenset({"'s", "'re", "'m", "'ll", "'ve", "'d", "n't"})
 
 #: Stage notes: a parenthesised span of at most this many words is dropped
 #: (``(Laughter)``, ``(Applause)``, ``(Music: "Mary Had a Little Lamb")``);

@@ -23,13 +23,12 @@ from typing import Callable, NamedTuple, Sequence
 from punct import editdist
 from punct.editdist import DEL, INS, MATCH, SUB, align_ids
 from punct.labels import O, stronger
+from punct.textnorm import CLITICS  # tokens joined to the word before them for matching (we 're = we're)
 from punct.words import Word
 
 __all__ = ["CLITICS", "DEL", "INS", "MATCH", "SUB", "AlignOp", "Alignment", "TransferStats", "align", "align_ids",
            "edit_distance", "exact_word_errors", "normalize_word", "transfer_marks", "transfer_marks_lost"]
 
-#: Tokens joined to the word before them for matching (``we 're`` = ``we're``).
-CLITICS = frozenset({"'s", "'re", "'m", "'ll", "'ve", "'d", "n't"})
 
 _APOS_RE = re.compile(r"[\u2018\u2019\u02bc`\u00b4]")
 _EDGE_RE = re.compile(r"^\W+|\W+$")

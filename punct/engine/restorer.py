@@ -40,7 +40,7 @@ from punct.engine.infer import (biased_labels, class_bias, default_workers, ense
 from punct.errors import PunctError
 from punct.io.sentences import speaker_of
 from punct.labels import CASES, LABELS, O, PERIOD, SENTENCE_END
-from punct.transfer import CLITICS
+from punct.textnorm import CLITICS
 from punct.words import Utterance, Word, is_nonspeech
 
 if TYPE_CHECKING:
@@ -171,6 +171,7 @@ class Restorer:
         predicted at the word's first token)."""
         import numpy as np
 
+        no_mark = np.eye(len(LABELS), dtype=np.float32)[LABELS.index(O)]  # the first word of a joined pair
         pending: list[deque[tuple[list[Word], int]]] = [deque() for _ in streams]
         word_probs: dict = {}
         word_cases: dict = {}
@@ -223,8 +224,8 @@ class Restorer:
                         word_cases[id(unit[0])] = CASES[first_case[si]]
                     for v in unit[:-1]:  # the word before a joined clitic: no mark inside the pair
                         v.label = O
-                        if post is not None or id(v) in keep:  # certain: no mark
-                            word_probs[id(v)] = np.eye(len(LABELS), dtype=np.float32)[LABELS.index(O)]
+                        if post is not None or id(v) in keep:
+                            word_probs[id(v)] = no_mark
                     done += len(unit)
         if bar is not None:
                 bar.update(done)

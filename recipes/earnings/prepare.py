@@ -50,6 +50,7 @@ from punct.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, is_done, mark_done, write_json
 from punct.labels import MIXED, O, apply_case, case_of, stronger
+from punct.textnorm import CLITICS
 from punct.transfer import normalize_word
 from punct.words import Utterance, Word
 
@@ -70,8 +71,6 @@ KALDI = {
     "kaldi_libri": "kaldi_org/librispeech/ctm",
     "kaldi_rev": "rev/kaldi/ctm",
 }
-#: clitic tokens the IWSLT-style tokenization splits off (``we 're``, ``do n't``)
-CLITICS = frozenset({"'s", "'re", "'m", "'ll", "n't", "'ve", "'d"})
 
 
 def spelling(written: str, key: str) -> str | None:
@@ -241,17 +240,14 @@ def _prepare_e22(args: argparse.Namespace, e22: Path, out: Path, force: bool, li
                 words, _ = normalize_words(join_clitics(u.words))
                 ted.append(Utterance(id=u.id, words=words))
             build_set(out, "ted", ted, {"source": str(ted_dir)}, force)
-        if not is_done(out / "ted_e22") or force:
-            # a text corpus for the lexical models: the Earnings-22 times and speakers stay in e22_train
-            both = load_utterances(out / "ted") + [Utterance(id=u.id, words=_text_only(u.words))
-                                                   for u in load_utterances(out / "e22_train")]
-            build_set(out, "ted_e22", both, {"source": f"{out / 'ted'} + {out / 'e22_train'}"}, force)
-        if not is_done(out / "distill") or force:
+        if any(not is_done(out / s) for s in ("ted_e22", "distill")) or force:
+            # text corpora for the lexical models: the Earnings-22 times and speakers stay in e22_train
+            ted = load_utterances(out / "ted")
+            calls = [Utterance(id=u.id, words=_text_only(u.words)) for u in load_utterances(out / "e22_train")]
+            build_set(out, "ted_e22", ted + calls, {"source": f"{out / 'ted'} + {out / 'e22_train'}"}, force)
             k = args.distill_every
-            part = load_utterances(out / "ted")[::k] + [Utterance(id=u.id, words=_text_only(u.words))
-                                                         for u in load_utterances(out / "e22_train")]
-            build_set(out, "distill", part, {"source": f"every {k}th talk of {out / 'ted'} + {out / 'e22_train'}"},
-                      force)
+            build_set(out, "distill", ted[::k] + calls,
+                      {"source": f"every {k}th talk of {out / 'ted'} + {out / 'e22_train'}"}, force)
 
 
 def _prepare_e21(e21: Path, out: Path, force: bool, limit) -> None:
