@@ -76,6 +76,14 @@ def map_mark(mark: str, mark_map: Mapping[str, str] | None = None) -> str:
     return best
 
 
+def mark_weight_vector(mark_weights: Mapping[str, float] | None) -> tuple[float, ...] | None:
+    """Each label's weight in LABELS order from a training config's ``mark_weights`` (O and the
+    marks it leaves out weigh 1), or None when every weight is 1."""
+    if not mark_weights or all(float(v) == 1.0 for v in mark_weights.values()):
+        return None
+    return tuple(float(mark_weights.get(lab, 1.0)) for lab in LABELS)
+
+
 def stronger(a: str, b: str) -> str:
     """Return the stronger of two labels (QUESTION > PERIOD > COMMA > O)."""
     return a if _STRENGTH[a] >= _STRENGTH[b] else b

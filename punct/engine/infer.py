@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from punct.errors import PunctError
-from punct.labels import CASES, LABELS, MARK_LABELS, PERIOD, QUESTION, SENTENCE_END, label_id
+from punct.labels import CASES, LABELS, MARK_LABELS, PERIOD, QUESTION, SENTENCE_END, label_id, mark_weight_vector
 
 if TYPE_CHECKING:
     import numpy as np
@@ -75,9 +75,8 @@ def mark_offset(mark_weights: dict | None) -> "np.ndarray | None":
     times inflated by w in odds; None when every weight is 1."""
     import numpy as np
 
-    if not mark_weights or all(float(v) == 1.0 for v in mark_weights.values()):
-        return None
-    return np.array([-np.log(float(mark_weights.get(lab, 1.0))) for lab in LABELS], dtype=np.float32)
+    w = mark_weight_vector(mark_weights)
+    return None if w is None else -np.log(np.array(w, dtype=np.float32))
 
 
 class Batch:

@@ -14,7 +14,7 @@ import torch
 
 from punct.engine.config import TrainConfig
 from punct.errors import PunctError
-from punct.labels import LABELS, label_id
+from punct.labels import label_id, mark_weight_vector
 from punct.models import UNK_ID
 
 
@@ -61,9 +61,8 @@ class Distill:
 def label_weights_of(cfg: TrainConfig) -> torch.Tensor | None:
     """The cross-entropy weight of each label id (TrainConfig.mark_weights; O and the marks it
     leaves out weigh 1), or None when every weight is 1."""
-    if not cfg.mark_weights or all(w == 1 for w in cfg.mark_weights.values()):
-        return None
-    return torch.tensor([float(cfg.mark_weights.get(lab, 1.0)) for lab in LABELS])
+    w = mark_weight_vector(cfg.mark_weights)
+    return None if w is None else torch.tensor(w)
 
 
 def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torch.Tensor,

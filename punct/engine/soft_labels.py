@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from punct.errors import PunctError
-from punct.labels import CASES, LABELS
+from punct.labels import CASES, LABELS, mark_weight_vector
 
 log = logging.getLogger(__name__)
 
@@ -95,10 +95,10 @@ def undo_mark_weights(post: np.ndarray, mark_weights: dict[str, float] | None) -
     """``post`` [n, columns] with its mark columns (the first len(LABELS)) divided by the
     training ``mark_weights`` of each mark and renormalized (module docstring); the case
     columns unchanged. No weights (or all 1): ``post`` itself."""
-    w = np.array([float((mark_weights or {}).get(lab, 1.0)) for lab in LABELS], dtype=np.float64)
-    if not mark_weights or (w == 1.0).all():
+    w = mark_weight_vector(mark_weights)
+    if w is None:
         return post
-    marks = post[:, : len(LABELS)].astype(np.float64) / w
+    marks = post[:, : len(LABELS)].astype(np.float64) / np.array(w)
     marks /= np.maximum(marks.sum(1, keepdims=True), 1e-12)
     out = post.copy()
     out[:, : len(LABELS)] = marks.astype(post.dtype)
