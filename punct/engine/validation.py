@@ -36,12 +36,14 @@ def mark_f1(ref: list[str], hyp: list[str]) -> float:
 
 @torch.no_grad()
 def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=None, limit: int = 0,
-             rank: int = 0, world: int = 1, precision: str = "fp32", offset=None) -> tuple[float, float]:
+             rank: int = 0, world: int = 1, precision: str = "fp32") -> tuple[float, float]:
     """(perplexity, overall mark F1 in percent) of ``model`` on the loss words of ``slices``
     (the first ``limit`` slices if > 0); ``inputs`` is the featurizer (default: word ids).
     With ``world`` > 1 every rank scores its share of the batches and the counts are gathered.
-    ``offset`` (punct.engine.infer.mark_offset) is added to the logits, as decoding adds it."""
+    The model's ``punct_logit_offset`` (punct.engine.infer.mark_offset), if any, is added to
+    the logits, as decoding adds it."""
     inputs = inputs if inputs is not None else _IdsOnly()
+    offset = getattr(model, "punct_logit_offset", None)
     model.eval()
     nll, n = 0.0, 0
     ref: list[str] = []
@@ -113,12 +115,11 @@ def validator(cfg: TrainConfig, model: torch.nn.Module, valid_sl: Slices, inputs
     from punct.engine.infer import mark_offset
 
     # a model trained with mark_weights is validated as it will decode: with their odds taken out
-    offset = mark_offset(cfg.mark_weights)
-    model.punct_logit_offset = offset  # read by run_batch (the whole utterances' decoding)
+    # (read by evaluate and by run_batch, which decodes the whole utterances)
+    model.punct_logit_offset = mark_offset(cfg.mark_weights)
 
     def validate() -> tuple[float, float]:
-        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world, cfg.precision,
-                           offset)
+        ppl, f1 = evaluate(model, valid_sl, cfg.valid_batch_size, inputs, cfg.valid_slices, rank, world, cfg.precision)
         if whole is not None:
             sliced, f1 = f1, whole.f1(model, rank, world)
             # the slices' F1 is not kept; logged so that the two can be compared

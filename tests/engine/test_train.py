@@ -461,8 +461,8 @@ def test_a_run_with_mark_weights_weighs_its_loss_and_validates_as_it_decodes(tin
     tr, dev = tiny_data
     seen = []
     real = validation.evaluate
-    monkeypatch.setattr(validation, "evaluate", lambda *a, **k: seen.append(a[-1] if len(a) > 8 else k.get("offset"))
-                        or real(*a, **k))
+    monkeypatch.setattr(validation, "evaluate", lambda model, *a, **k: seen.append(model.punct_logit_offset)
+                        or real(model, *a, **k))
     train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "a")
     train(tiny_cfg("max_epochs=1", "mark_weights.QUESTION=4.0", "mark_weights.COMMA=2.0"), tr, dev, tmp_path / "b")
     loss = [(tmp_path / d / "train_log.tsv").read_text().splitlines()[1].split("\t")[1] for d in ("a", "b")]
