@@ -19,7 +19,9 @@ import hashlib
 import logging
 import os
 import platform
+import shutil
 import tempfile
+import time
 import threading
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,8 @@ log = logging.getLogger(__name__)
 SOURCE = Path(__file__).with_name("csrc") / "additive.cpp"
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
+#: a build folder untouched this long belongs to a build that was killed (one takes a minute)
+STALE_BUILD_S = 3600
 
 
 @functools.lru_cache(maxsize=1)
@@ -91,9 +95,24 @@ def _build(name: str, built: Path):
     from torch.utils.cpp_extension import load
 
     built.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_builds(built.parent, name)
     log.info("compiling the attention kernel into %s (about a minute, once per machine)", built)
     with tempfile.TemporaryDirectory(dir=built.parent, prefix=f"{name}.build-") as tmp:
         module = load(name=name, sources=[str(SOURCE)], build_directory=tmp,
                       extra_cflags=["-O3", "-march=native", "-ffast-math", "-fopenmp-simd"], verbose=False)
         os.replace(Path(tmp) / f"{name}.so", built)
     return module
+
+
+def remove_stale_builds(folder: Path, name: str, max_age_s: float = STALE_BUILD_S) -> list[Path]:
+    """Remove the private build folders of ``name`` in ``folder`` that a killed build left
+    behind (untouched for ``max_age_s``; a running build's folder is younger); returns them."""
+    now, gone = time.time(), []
+    for d in folder.glob(f"{name}.build-*"):
+        try:
+            if d.is_dir() and now - d.stat().st_mtime > max_age_s:
+                shutil.rmtree(d, ignore_errors=True)
+                gone.append(d)
+        except OSError:  # removed meanwhile by another process
+            continue
+    return gone

@@ -113,3 +113,18 @@ def test_inference_never_builds_the_kernel(fresh):
         additive_scores(*big)
     assert fresh == []
     assert fastops.additive_ext() == "built" and fresh  # a training still builds it
+
+
+def test_folders_of_killed_builds_are_removed_and_running_ones_kept(tmp_path):
+    import os
+    import time
+
+    old, young, other = (tmp_path / n for n in ("k.build-a1", "k.build-b2", "j.build-c3"))
+    for d in (old, young, other):
+        d.mkdir()
+        (d / "k.o").write_bytes(b"x")
+    hour_ago = time.time() - 2 * fastops.STALE_BUILD_S
+    os.utime(old, (hour_ago, hour_ago))
+    os.utime(other, (hour_ago, hour_ago))
+    assert fastops.remove_stale_builds(tmp_path, "k") == [old]
+    assert not old.exists() and young.is_dir() and other.is_dir()
