@@ -10,7 +10,8 @@ brackets (``<unk>``, ``[noise]``) are left out, or kept (``bracketed="escape"``:
 Cues never join two utterances or two speakers. WebVTT cues name their speaker
 (``<v Ann>``) and, unless ``word_times=False``, carry each word's start as an
 inline timestamp (``<00:00:03.390>morning``), which players ignore or use for
-karaoke-style highlighting.
+karaoke-style highlighting; as WebVTT requires, the timestamps of a cue increase (a word
+that starts no later than the word before it, as real CTMs have a few, gets none).
 
 Reading: every cue's text is split into words at white space (WebVTT tags and
 entities and SubRip's formatting tags removed, attached marks become labels); the cue's start is the first
@@ -71,8 +72,13 @@ def _seconds(groups: tuple) -> float:
     return int(h or 0) * 3600 + int(m) * 60 + int(s) + int(ms.ljust(3, "0")) / 1000.0
 
 
+def _ms(t: float) -> int:
+    """``t`` seconds in whole milliseconds, as a timestamp writes it."""
+    return int(round(max(t, 0.0) * 1000))
+
+
 def _stamp(t: float, sep: str) -> str:
-    ms = int(round(max(t, 0.0) * 1000))
+    ms = _ms(t)
     h, ms = divmod(ms, 3_600_000)
     m, ms = divmod(ms, 60_000)
     s, ms = divmod(ms, 1000)
@@ -222,10 +228,14 @@ def to_vtt(utts: Iterable[Utterance], limits: CueLimits = CueLimits(), word_time
     out = ["WEBVTT\n"]
     for c in _cues(shown(utts, "vtt", bracketed), limits):
         tokens = []
+        last, end = _ms(c.start), _ms(c.end)
         for k, w in enumerate(c.words):
             tok = _vtt_escape(punctuated(w))
-            if word_times and k > 0 and w.start is not None and c.start < w.start < c.end:  # WebVTT: inside the cue
+            # WebVTT: a timestamp lies inside its cue and after the one before it, as written (in ms); a
+            # word that starts no later (times out of order or equal, as real CTMs have them) gets none
+            if word_times and k > 0 and w.start is not None and last < _ms(w.start) < end:
                 tok = f"<{_stamp(w.start, '.')}>" + tok
+                last = _ms(w.start)
             tokens.append(tok)
         # the lines of c.lines, with the (escaped, timestamped) tokens: words hold no spaces
         lines, pos = [], 0

@@ -96,6 +96,34 @@ def test_vtt_speakers_word_starts_escaping_round_trip(tmp_path):
     assert [w.end for w in back.words] == [None, None, 1.1, 1.5, 3.3]  # ends only at cue ends
 
 
+def test_vtt_inline_timestamps_increase_within_the_cue(tmp_path):
+    """WebVTT wants each inline timestamp after the cue start and after the one before it. Real
+    Kaldi CTMs have a word that starts before the one before it (Earnings-21 Rev: "a" at 3204.10,
+    "result" at 3204.06), words that start together, and a start a fraction of a millisecond
+    after the cue's: such a word gets no timestamp rather than one that goes back or repeats."""
+    import re
+
+    spec = [("as", 10.0, 10.1), ("a", 10.0004, 10.13), ("a", 10.2, 10.23), ("result", 10.16, 10.61),
+            ("of", 10.61, 10.7), ("that", 10.7, 10.8), ("um", 10.7, 10.9), ("yes.", 11.0, 11.2)]
+    words = [Word(t.rstrip("."), "PERIOD" if t.endswith(".") else "O", s, e) for t, s, e in spec]
+    p = tmp_path / "u.vtt"
+    subtitles.write([Utterance("u", words)], p)
+    text = p.read_text()
+    (cue,) = [block for block in text.split("\n\n") if "-->" in block]
+    timing, payload = cue.split("\n", 1)
+    assert timing == "00:00:10.000 --> 00:00:11.200"
+
+    def ms(stamp):
+        h, m, s = stamp.split(":")
+        return round((int(h) * 3600 + int(m) * 60 + float(s)) * 1000)
+
+    stamps = [ms(x) for x in re.findall(r"<(\d\d:\d\d:\d\d\.\d\d\d)>", payload)]
+    assert stamps == [10200, 10610, 10700, 11000]  # "result" (10.16 after 10.2) and "um" (10.7 again) have none
+    assert all(a < b for a, b in zip([10000] + stamps, stamps + [11200]))
+    (back,) = read_any(p)
+    assert [w.text for w in back.words] == [w.text for w in words]
+
+
 def test_read_youtube_style_inline_tags(tmp_path):
     p = tmp_path / "yt.vtt"
     p.write_text("WEBVTT\nKind: captions\nLanguage: en\n\nNOTE a comment\n\n"
