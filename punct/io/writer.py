@@ -134,14 +134,21 @@ def by_recording(utts: Iterable[Utterance]) -> dict[str, list[Utterance]]:
 
 #: output formats that write word times, and what to call them in an error
 TIMED_OUTPUTS = {"ctm": "a CTM", "textgrid": "a TextGrid", "srt": "a subtitle file", "vtt": "a subtitle file"}
+#: of those, the ones that spread an utterance's untimed words between its timed ones
+#: (punct.io.sentences.estimated_times: the words of a subtitle cue read back, or the few a
+#: WhisperX transcript leaves without times); they need one time in each utterance
+SPREAD_TIMES = frozenset({"srt", "vtt"})
 
 
 def require_times(utts: Sequence[Utterance], fmt: str, input_path: str | Path) -> None:
     """A one-line error naming ``input_path`` (before any decoding) when ``fmt`` writes word
-    times and a word of ``utts`` has none."""
+    times and a word of ``utts`` has none (for ``SPREAD_TIMES``: when no word of an utterance
+    has any time)."""
     if fmt not in TIMED_OUTPUTS:
         return
     for u in utts:
+        if fmt in SPREAD_TIMES and any(w.start is not None or w.end is not None for w in u.words):
+            continue
         for k, w in enumerate(u.words, 1):
             if w.start is None or w.end is None:
                 raise PunctError(f"word {k} ({w.text!r}) of {u.id} has no times, and {TIMED_OUTPUTS[fmt]} needs "
