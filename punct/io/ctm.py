@@ -26,7 +26,9 @@ utterance's words in their own order, the order their marks were decided in (so 
 CTM read in file order comes back in it); ``sort=True`` orders every channel's
 lines by start time, as NIST sclite wants. The two differ only where the words are
 out of time order.
-Times are written in seconds with 2 or 3 decimals (millisecond precision).
+A word read from a CTM is written with its start, duration and confidence as the input
+wrote them (``3.2400``, ``1``); other times in seconds with 2 or 3 decimals (millisecond
+precision).
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
 from punct.io.sentences import attach_marks_only, punctuated, spelling, split_token, make_word
 from punct.tables import Segment, finite_number, read_table, seconds, read_segments as read_kaldi_segments
-from punct.words import Utterance
+from punct.words import Utterance, Word
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +93,9 @@ def read(path: str | Path, segments: str | Path | Mapping[str, Segment] | None =
     return _build(_parse(path), path, segments, utt2spk, sort)
 
 
-#: a CTM's words by (file, channel): (start, end, token, confidence, line number) in file order
-_Groups = dict[tuple[str, str], list[tuple[float, float, str, float | None, int]]]
+#: a CTM's words by (file, channel): (start, end, token, confidence, line number, (start, duration,
+#: confidence) as written) in file order
+_Groups = dict[tuple[str, str], list[tuple[float, float, str, float | None, int, tuple[str, str, str | None]]]]
 
 
 def _parse(path: Path) -> _Groups:
@@ -110,7 +113,8 @@ def _parse(path: Path) -> _Groups:
         start = seconds(fl[2], "start time", path, lineno)
         dur = seconds(fl[3], "duration", path, lineno)
         conf = finite_number(fl[5], "confidence", path, lineno) if len(fl) == 6 else None
-        groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno))
+        raw = (fl[2], fl[3], fl[5] if len(fl) == 6 else None)
+        groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno, raw))
     if not groups:
         raise PunctError("no words (empty CTM)", path)
     return groups
@@ -126,8 +130,8 @@ def _comment_mark(groups: _Groups, line: str, path: Path, lineno: int) -> None:
     rows = groups.get((f[2], f[3]), [])
     for i in range(len(rows) - 1, -1, -1):
         if abs(rows[i][0] - start) < 5e-4:
-            s, e, token, conf, n = rows[i]
-            rows[i] = (s, e, token + f[5], conf, n)
+            s, e, token, conf, n, raw = rows[i]
+            rows[i] = (s, e, token + f[5], conf, n, raw)
             return
     raise PunctError(f"a mark for a word of {f[2]} channel {f[3]} at {f[4]}, and no such word precedes it", path, lineno)
 
@@ -166,12 +170,13 @@ def _build(groups: _Groups, path: Path, segments: Mapping[str, Segment] | None,
         if utt2spk is not None:
             speaker = utt2spk.get(fid)
         words = []
-        for start, end, token, conf, lineno in rows:
+        for start, end, token, conf, lineno, raw in rows:
             core, label = split_token(token)
             if not core:
                 attach_marks_only(words, token)
                 continue
-            words.append(make_word(core, label, start=round(start + offset, 6), end=round(end + offset, 6), conf=conf))
+            words.append(make_word(core, label, start=round(start + offset, 6), end=round(end + offset, 6), conf=conf,
+                                   raw_times=raw if offset == 0 else None))
         if not words:
             raise PunctError(f"{fid} channel {ch} has no words (only marks)", path, rows[0][4])
         utts.append(Utterance(id=uid, words=words, recording=reco, channel=ch, speaker=speaker))
@@ -274,6 +279,21 @@ def format_time(x: float) -> str:
     return s[:-1] if s.endswith("0") else s
 
 
+def _fields(w: Word) -> tuple[str, str, str]:
+    """A word's start, duration and confidence (`` conf``, or ``""``) as its CTM line writes
+    them: as the input CTM wrote them (``Word.raw_times``) while they still hold the word's
+    times and confidence, else ``format_time``'s."""
+    start, dur = format_time(w.start), format_time(max(w.end - w.start, 0.0))
+    conf = "" if w.conf is None else " " + format_time(w.conf)
+    if w.raw_times is not None:
+        s, d, c = w.raw_times
+        if abs(float(s) - w.start) <= 1e-6 and abs(float(s) + float(d) - w.end) <= 1e-6:
+            start, dur = s, d
+        if c is not None and w.conf is not None and float(c) == w.conf:
+            conf = " " + c
+    return start, dur, conf
+
+
 #: the comment line that carries a mark in a CTM of ``marks="comment"``: ``;; punct-mark FILE CHANNEL START MARK``,
 #: after the line of the word the mark follows (START is that word's start, as written on its line)
 MARK_COMMENT = ";; punct-mark"
@@ -306,11 +326,9 @@ def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comm
             token = punctuated(w) if form == "glued" else spelling(w)
             if not token or any(c.isspace() for c in token) or any(c.isspace() for c in fid + ch):
                 raise PunctError(f"{u.id}: cannot write {token!r} in a CTM (empty or contains white space)", path)
-            dur = max(w.end - w.start, 0.0)
-            conf = "" if w.conf is None else " " + format_time(w.conf)
+            start, dur, conf = _fields(w)
             order = (w.start,) if sort else (u.words[0].start, n, k)
-            start = format_time(w.start)
-            line = f"{fid} {ch} {start} {format_time(dur)} {token}{conf}\n"
+            line = f"{fid} {ch} {start} {dur} {token}{conf}\n"
             if form == "comment":
                 mark = punctuated(w)[len(token):]
                 if mark:

@@ -256,6 +256,28 @@ def test_real_earnings21_ctm(corpus_dir, tmp_path, system):
     assert (tmp_path / "sorted.ctm").read_text().splitlines() == sorted(lines, key=key)
 
 
+def test_write_keeps_the_columns_as_the_input_wrote_them(tmp_path):
+    """A CTM is written back with each word's start, duration and confidence as the input wrote
+    them, whatever their precision (not rounded to 3 decimals and padded to 2: 3.2415 was 3.242,
+    a confidence 0.9 became 0.90 and 0.98765 0.988); the mark comment names the start as written."""
+    lines = ["call A 3.2415 0.1500 good 0.9", "call A 3.3915 0.27 morning 1", "call A 3.7 0.05 ladies 0.98765",
+             "call A 4.00 0.30 and", "call A 4.3333333 0.0000 gentlemen 1.00"]
+    src = write(tmp_path, "\n".join(lines) + "\n")
+    (u,) = ctm.read(src)
+    ctm.write([u], tmp_path / "plain.ctm", marks="none")
+    assert (tmp_path / "plain.ctm").read_text().splitlines() == lines
+    u.words[1].label = "COMMA"
+    ctm.write([u], tmp_path / "marks.ctm")
+    assert (tmp_path / "marks.ctm").read_text().splitlines()[1:4] == lines[:2] + [";; punct-mark call A 3.3915 ,"]
+    (back,) = ctm.read(tmp_path / "marks.ctm")
+    assert [w.label for w in back.words] == ["O", "COMMA", "O", "O", "O"]
+    # a word whose times or confidence changed is written from its values
+    u.words[0].start, u.words[2].conf = 3.25, 0.5
+    ctm.write([u], tmp_path / "changed.ctm", marks="none")
+    assert (tmp_path / "changed.ctm").read_text().splitlines()[0::2] == [
+        "call A 3.25 0.142 good 0.9", "call A 3.7 0.05 ladies 0.50", "call A 4.3333333 0.0000 gentlemen 1.00"]
+
+
 def test_a_byte_order_mark_is_not_part_of_the_first_recording(tmp_path):
     p = tmp_path / "bom"  # no extension: the format is told by the content, past the mark
     p.write_bytes(b"\xef\xbb\xbfrec1 1 0.00 0.30 so\nrec1 1 0.40 0.20 we\nrec1 1 0.70 0.20 go\n")
