@@ -26,7 +26,7 @@ def atomic_path(path: str | Path) -> Iterator[str]:
         raise PunctError("is a directory, where an output file belongs", path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
+    fd, tmp = _temp_beside(tempfile.mkstemp, path)
     _hold(fd)
     os.chmod(tmp, 0o666 & ~_umask())  # a writer that reopens the file keeps this mode, not mkstemp's 0600
     try:
@@ -51,6 +51,15 @@ def _special(path: Path) -> bool:
 
 def _temp_prefix(path: Path) -> str:
     return f".{path.name}.{os.getpid()}-"
+
+
+def _temp_beside(make, path: Path):
+    """``make`` (tempfile.mkstemp or mkdtemp) of a temporary name beside ``path``; a directory
+    that takes no new file is an error naming ``path``, the output asked for, not that name."""
+    try:
+        return make(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise PunctError(f"cannot create a file in {path.parent}: {(e.strerror or str(e)).lower()}", path) from None
 
 
 def _hold(fd: int) -> None:
@@ -188,7 +197,7 @@ def atomic_dir(path: str | Path, ours: Callable[[Path], bool] | None = None) -> 
     check_replaceable(path, ours)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
-    tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent))
+    tmp = Path(_temp_beside(tempfile.mkdtemp, path))
     os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0700)
     fd = os.open(tmp, os.O_RDONLY)
     _hold(fd)

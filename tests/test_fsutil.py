@@ -18,6 +18,27 @@ def test_atomic_write_keeps_old_file_on_error(tmp_path):
     assert [x.name for x in tmp_path.iterdir()] == ["out.txt"]
 
 
+def test_an_output_where_no_file_can_be_made_is_named(tmp_path, monkeypatch):
+    """A directory that takes no new file (read-only, no permission, /proc): the error names the
+    output asked for, not the temporary name beside it that failed first."""
+    import tempfile
+
+    from punct.errors import PunctError
+
+    def refuse(prefix, suffix, dir):
+        raise PermissionError(13, "Permission denied", os.path.join(dir, prefix + "x" + suffix))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    for make in (lambda p: atomic_write(p), lambda p: atomic_path(p), lambda p: atomic_dir(p)):
+        out = tmp_path / "ro" / "out.srt"
+        with pytest.raises(PunctError) as e:
+            with make(out):
+                pass
+        assert str(e.value) == f"{out}: cannot create a file in {out.parent}: permission denied"
+        assert not out.exists()
+
+
 def test_atomic_outputs_follow_umask(tmp_path):
     old = os.umask(0o022)
     try:
