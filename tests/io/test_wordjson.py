@@ -41,6 +41,25 @@ def test_vosk_single_list_and_json_lines(tmp_path):
     assert wordjson.read(lines)[0].texts == ["hello", "world", "again"]
 
 
+def test_vosk_results_printed_one_after_another(tmp_path):
+    """A Vosk loop's output as its examples print it (print(rec.Result()), PartialResult() and
+    FinalResult()): indented objects one after another, each over several lines; it was an
+    'Extra data' error. A syntax error in a later object names its line."""
+    second = {"result": [{"conf": 1.0, "end": 2.5, "start": 2.0, "word": "again"}], "text": "again"}
+    shown = [json.dumps(x, indent=2, separators=(",", " : ")) for x in ({"partial": "hello"}, VOSK,
+                                                                    {"partial": ""}, second, {"text": ""})]
+    p = dump(tmp_path, "\n".join(shown) + "\n", "vosk.json")
+    (u,) = wordjson.read(p)
+    assert [(w.text, w.start, w.end, w.conf) for w in u.words] == [
+        ("hello", 0.42, 0.9, 1.0), ("world", 0.93, 1.5, 0.61), ("again", 2.0, 2.5, 1.0)]
+    (u,) = read_any(dump(tmp_path, "\n".join(shown), "stream"))  # told by its content
+    assert u.texts == ["hello", "world", "again"]
+    bad = dump(tmp_path, "\n".join(shown[:2]) + '\n{\n  "result" : [\n    }\n', "bad.json")
+    with pytest.raises(PunctError, match="invalid JSON Lines") as e:
+        wordjson.read(bad)
+    assert e.value.line == len("\n".join(shown[:2]).splitlines()) + 3
+
+
 def test_whisper_spaces_marks_and_missing_times(tmp_path):
     (u,) = wordjson.read(dump(tmp_path, WHISPER))
     assert [(w.text, w.written, w.label) for w in u.words] == [
