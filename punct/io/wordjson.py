@@ -9,7 +9,8 @@ Read (the kind is told by the keys):
 - Vosk (``{"result": [{"word", "start", "end", "conf"}], "text"}``), one
   object, a list of them, or one after another as a recognizer loop prints them
   (JSON Lines, or indented over several lines each as ``print(rec.Result())``
-  writes them; partial results are skipped): one utterance. Without ``result`` (``SetWords`` off) the
+  writes them; partial results are skipped): one utterance. With ``SetMaxAlternatives``
+  (``{"alternatives": [{"result", "text", "confidence"}, ...]}``), the first, the best. Without ``result`` (``SetWords`` off) the
   file has no word times: an error.
 - Whisper-style (``{"segments": [{"words": [{"word", "start", "end",
   "probability"}]}]}``; WhisperX adds ``speaker`` and ``score``, and leaves out
@@ -161,6 +162,15 @@ def _from_tool(docs: list[tuple[int | None, Any]], path: Path) -> list[Utterance
                 words += _word_list(seg["words"], f"segments[{s}].words", path, line, None if spk is None else str(spk))
         elif isinstance(doc, dict) and "result" in doc:
             words += _word_list(doc["result"], "result", path, line)
+        elif isinstance(doc, dict) and "alternatives" in doc:  # Vosk with SetMaxAlternatives: the best first
+            alts = doc["alternatives"]
+            if not isinstance(alts, list) or not all(isinstance(a, dict) for a in alts):
+                raise PunctError("'alternatives' is not a list of objects", path, line)
+            if alts and ("result" in alts[0] or str(alts[0].get("text", "")).strip()):
+                if "result" not in alts[0]:
+                    raise PunctError("'alternatives' without 'result': no word times (Vosk: call SetWords(True))",
+                                     path, line)
+                words += _word_list(alts[0]["result"], "alternatives[0].result", path, line)
         elif isinstance(doc, dict) and "words" in doc:
             words += _word_list(doc["words"], "words", path, line)
         elif isinstance(doc, dict) and set(doc) <= {"text", "partial"}:

@@ -60,6 +60,18 @@ def test_vosk_results_printed_one_after_another(tmp_path):
     assert e.value.line == len("\n".join(shown[:2]).splitlines()) + 3
 
 
+def test_vosk_alternatives_take_the_best(tmp_path):
+    """Vosk with SetMaxAlternatives(n) prints its results as alternatives, the best first."""
+    alt = {"alternatives": [{"confidence": 210.5, "result": VOSK["result"], "text": "hello world"},
+                            {"confidence": 190.1, "result": [{"word": "yellow", "start": 0.42, "end": 1.5}],
+                             "text": "yellow"}]}
+    silence = {"alternatives": [{"confidence": 0.0, "text": ""}]}
+    (u,) = wordjson.read(dump(tmp_path, "\n".join(json.dumps(x) for x in (alt, silence, alt)), "alt.json"))
+    assert [(w.text, w.start, w.end) for w in u.words] == [("hello", 0.42, 0.9), ("world", 0.93, 1.5)] * 2
+    with pytest.raises(PunctError, match="no word times"):
+        wordjson.read(dump(tmp_path, {"alternatives": [{"confidence": 1.0, "text": "hello"}]}))
+
+
 def test_whisper_spaces_marks_and_missing_times(tmp_path):
     (u,) = wordjson.read(dump(tmp_path, WHISPER))
     assert [(w.text, w.written, w.label) for w in u.words] == [
