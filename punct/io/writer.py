@@ -151,7 +151,9 @@ def require_times(utts: Sequence[Utterance], fmt: str, input_path: str | Path) -
             continue
         for k, w in enumerate(u.words, 1):
             if w.start is None or w.end is None:
-                raise PunctError(f"word {k} ({w.text!r}) of {u.id} has no times, and {TIMED_OUTPUTS[fmt]} needs "
+                lacks = "no times" if w.start is None and w.end is None else \
+                    "no end time" if w.end is None else "no start time"
+                raise PunctError(f"word {k} ({w.text!r}) of {u.id} has {lacks}, and {TIMED_OUTPUTS[fmt]} needs "
                                  f"word times (give timed input, or another --output-format)", input_path)
 
 

@@ -180,6 +180,11 @@ def test_subtitles_of_partly_timed_words(tmp_path, model_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith(f"error: {wx}: word 5 ('to') of wx has no times"), err
         assert not (tmp_path / out).exists()
+    # a subtitle cue's first word has its start, its last its end: the error says which one is missing
+    assert restore.main(["--model", str(model_path), str(srt), "-o", str(tmp_path / "s.ctm")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {srt}: word 1 ('hello') of in has no end time, and a CTM needs word times (give timed "
+                   "input, or another --output-format)"]
 
 
 @pytest.mark.parametrize("option,message", [
