@@ -72,6 +72,8 @@ def _load(path: Path) -> tuple[Any, bool]:
         pos = _SPACE.match(text).end()
         while pos < len(text):
             try:
+                if text[pos] not in "{[":  # a stream of results, not of numbers or words
+                    raise json.JSONDecodeError("Expecting an object", text, pos)
                 obj, end = decoder.raw_decode(text, pos)
             except json.JSONDecodeError as e:
                 if not objs:

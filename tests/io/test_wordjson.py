@@ -58,6 +58,11 @@ def test_vosk_results_printed_one_after_another(tmp_path):
     with pytest.raises(PunctError, match="invalid JSON Lines") as e:
         wordjson.read(bad)
     assert e.value.line == len("\n".join(shown[:2]).splitlines()) + 3
+    # a stream holds objects: a CTM given as JSON is not a number (its first field) and more
+    ctm = dump(tmp_path, "4320211 A 3.24 0.15 good 1.00\n4320211 A 3.39 0.27 morning 1.00\n", "c.json")
+    with pytest.raises(PunctError) as e:
+        wordjson.read(ctm)
+    assert (e.value.message, e.value.line) == ("invalid JSON: Extra data (column 9)", 1)
 
 
 def test_vosk_alternatives_take_the_best(tmp_path):
