@@ -23,9 +23,10 @@ class Word:
     #: from ``text`` (the lower-cased form models and scorers use); writers of
     #: ASR formats write it back. None: the spelling is ``text``.
     written: str | None = None
-    #: Start, duration and confidence as a CTM wrote them (``3.2400`` ``0.1500`` ``1``; the
-    #: confidence None without one), which the CTM writer writes back while ``start``, ``end``
-    #: and ``conf`` still hold their values. None: read from another format.
+    #: Start, duration and the fields after the word (confidence, and NIST's type and speaker)
+    #: as a CTM wrote them (``3.2400`` ``0.1500`` ``1``, or ``NA lex NA``; None without), which
+    #: the CTM writer writes back while ``start``, ``end`` and ``conf`` still hold their values.
+    #: None: read from another format.
     raw_times: tuple[str, str, str | None] | None = field(default=None, compare=False, repr=False)
 
     @property

@@ -1,4 +1,8 @@
 """NIST/Kaldi CTM: ``file channel start duration word [confidence]``, one word a line.
+NIST's rich-transcription CTM adds a token type and a speaker (``... word conf type
+[speaker]``, the type one of ``NIST_TYPES``; the NeMo Forced Aligner writes
+``hello NA lex NA``): read too, a confidence ``NA`` (in any CTM) as none; the type
+and the speaker are written back as they were, not read.
 
 Reading: ``;;`` lines are comments; one Utterance per (file, channel) (id = the
 file, or ``file-channel`` when a file has several channels), in the order
@@ -48,13 +52,23 @@ NAME = "ctm"
 EXTENSIONS = (".ctm",)
 
 
+#: the token types of the 7th field of a NIST rich-transcription CTM (sctk's ctmValidator.pl)
+NIST_TYPES = frozenset({"lex", "frag", "fp", "un-lex", "for-lex", "non-lex", "misc"})
+
+
+def _field_count_ok(f: list[str]) -> bool:
+    """5 or 6 fields, or 7 or 8 whose 7th is a NIST token type."""
+    return len(f) in (5, 6) or (len(f) in (7, 8) and f[6].lower() in NIST_TYPES)
+
+
 def sniff(head: str) -> bool:
-    """True if the first non-comment line has 5 or 6 fields with numeric start and duration."""
+    """True if the first non-comment line has 5 or 6 fields (7 or 8 with a NIST token type)
+    with numeric start and duration."""
     for line in head.splitlines():
         if not line.strip() or line.startswith(";;"):
             continue
         f = line.split()
-        if len(f) not in (5, 6):
+        if not _field_count_ok(f):
             return False
         try:
             float(f[2]), float(f[3])
@@ -107,13 +121,16 @@ def _parse(path: Path) -> _Groups:
         if not line.strip() or line.startswith(";;"):
             continue
         fl = line.split()
-        if len(fl) not in (5, 6):
-            raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]', got {len(fl)}",
-                             path, lineno)
+        if not _field_count_ok(fl):
+            raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]' (or 7 or 8, "
+                             f"'... confidence type [speaker]', type one of {', '.join(sorted(NIST_TYPES))}), got "
+                             f"{len(fl)}" + (f" (type {fl[6]!r})" if len(fl) in (7, 8) else ""), path, lineno)
         start = seconds(fl[2], "start time", path, lineno)
         dur = seconds(fl[3], "duration", path, lineno)
-        conf = finite_number(fl[5], "confidence", path, lineno) if len(fl) == 6 else None
-        raw = (fl[2], fl[3], fl[5] if len(fl) == 6 else None)
+        conf = None
+        if len(fl) >= 6 and fl[5].upper() != "NA":
+            conf = finite_number(fl[5], "confidence", path, lineno)
+        raw = (fl[2], fl[3], " ".join(fl[5:]) or None)
         groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno, raw))
     if not groups:
         raise PunctError("no words (empty CTM)", path)
@@ -280,17 +297,19 @@ def format_time(x: float) -> str:
 
 
 def _fields(w: Word) -> tuple[str, str, str]:
-    """A word's start, duration and confidence (`` conf``, or ``""``) as its CTM line writes
-    them: as the input CTM wrote them (``Word.raw_times``) while they still hold the word's
-    times and confidence, else ``format_time``'s."""
+    """A word's start, duration and the fields after the word (`` conf [type [speaker]]``, or
+    ``""``) as its CTM line writes them: as the input CTM wrote them (``Word.raw_times``) while
+    they still hold the word's times and confidence, else ``format_time``'s."""
     start, dur = format_time(w.start), format_time(max(w.end - w.start, 0.0))
     conf = "" if w.conf is None else " " + format_time(w.conf)
     if w.raw_times is not None:
-        s, d, c = w.raw_times
+        s, d, tail = w.raw_times
         if abs(float(s) - w.start) <= 1e-6 and abs(float(s) + float(d) - w.end) <= 1e-6:
             start, dur = s, d
-        if c is not None and w.conf is not None and float(c) == w.conf:
-            conf = " " + c
+        if tail is not None:
+            c = tail.split()[0]
+            if (w.conf is None and c.upper() == "NA") or (c.upper() != "NA" and float(c) == w.conf):
+                conf = " " + tail
     return start, dur, conf
 
 
