@@ -14,7 +14,8 @@ karaoke-style highlighting; as WebVTT requires, the timestamps of a cue increase
 that starts no later than the word before it, as real CTMs have a few, gets none).
 
 Reading: every cue's text is split into words at white space (WebVTT tags and
-entities and SubRip's formatting tags removed, attached marks become labels); the cue's start is the first
+entities, SubRip's formatting tags and the ASS override blocks of SubRip files,
+``{\\an8}``, removed; attached marks become labels); the cue's start is the first
 word's start, its end the last word's end, and in WebVTT an inline timestamp
 is the start of the word after it. Other times are not in these formats: they
 stay None. So a round trip keeps words, marks, speakers (WebVTT) and cue times,
@@ -51,6 +52,9 @@ _TAG_RE = re.compile(r"(<[^>]*>)")
 _VOICE_RE = re.compile(r"^<v(?:\.[^\s>]*)?(?:\s+([^>]*))?>$")
 #: SubRip has no escaping: only its formatting tags are tags; ``<unk>`` is a word.
 _SRT_TAG_RE = re.compile(r"^</?(?:i|b|u|s|font)(?:\s[^>]*)?>$", re.IGNORECASE)
+#: ASS/SSA override blocks that SubRip files carry from subtitle editors and converters
+#: (``{\an8}`` to place a cue at the top, ``{\i1}``): formatting, not words
+_SSA_OVERRIDE_RE = re.compile(r"\{\\[^}]*\}")
 
 
 def sniff(head: str) -> bool:
@@ -107,7 +111,8 @@ def _cue_words(lines: list[str], start: float, end: float, vtt: bool, speaker: s
     """Words of one cue's text lines (see the module docstring for their times)."""
     items: list[tuple[str, float | None, str | None]] = []  # token, inline start, speaker
     pending: float | None = None
-    for part in _TAG_RE.split(" ".join(lines)):
+    text = " ".join(lines) if vtt else _SSA_OVERRIDE_RE.sub("", " ".join(lines))
+    for part in _TAG_RE.split(text):
         if not part:
             continue
         if part.startswith("<") and part.endswith(">") and (vtt or _SRT_TAG_RE.match(part)):

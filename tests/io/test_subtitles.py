@@ -133,6 +133,16 @@ def test_read_youtube_style_inline_tags(tmp_path):
     assert [(w.text, w.start, w.end) for w in u.words] == [("so", 1.0, None), ("today", 1.5, None), ("we", 2.0, 3.0)]
 
 
+def test_read_srt_with_ass_override_blocks(tmp_path):
+    """SubRip files from subtitle editors and converters carry ASS override blocks ({\\an8} puts a
+    cue at the top): formatting, not words (they were read as a word '\\an8}how')."""
+    p = tmp_path / "o.srt"
+    p.write_text("1\n00:00:01,000 --> 00:00:02,000\n{\\an8}<i>hello</i> {\\i1}there{\\i0}\n\n"
+                 "2\n00:00:02,500 --> 00:00:03,000\n{\\an8}{\\pos(10,20)}how are you\n")
+    (u,) = subtitles.read(p)
+    assert u.texts == ["hello", "there", "how", "are", "you"]
+
+
 @pytest.mark.parametrize("text,line,msg", [
     ("1\n00:00:01,000 -> 00:00:02,000\nhello\n", 2, "expected a cue timing"),
     ("1\n00:00:01,000 --> 00:00:02,000\nhello\n\nx\n00:00:03,000 --> 00:00:04,000\nworld\n", 5, "expected a cue number"),
