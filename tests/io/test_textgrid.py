@@ -227,6 +227,12 @@ def test_words_out_of_time_order_keep_the_transcript_order(tmp_path):
                                                       (3204.51, 3204.57), (3204.57, 3204.78)]
     (sent,) = textgrid.read(p, tier="sentences")
     assert [w.text for w in sent.words] == ["as", "a", "result", "of", "that"]
+    # a jump back in time (a CTM of two blocks in the wrong order) is no jitter: words go by time
+    later = [Word("so", "O", 3210.0, 3210.3), Word("yes", "PERIOD", 3210.3, 3210.6)]
+    textgrid.write([Utterance("call", later + u.words)], p)
+    (back,) = textgrid.read(p)
+    assert [w.text for w in back.words] == ["as", "a", "result", "of", "that", "so", "yes"]
+    assert [(w.start, w.end) for w in back.words][-2:] == [(3210.0, 3210.3), (3210.3, 3210.6)]
 
 
 def test_write_needs_times(tmp_path):
