@@ -20,7 +20,12 @@ def atomic_path(path: str | Path) -> Iterator[str]:
     run of the same output removes what a killed run left (``remove_stale_temps``)."""
     path = Path(path)
     if _special(path):  # /dev/null, /dev/stdout, a pipe: written in place, never replaced by a file
-        yield str(path)
+        try:
+            yield str(path)
+        except OSError as e:
+            if e.filename not in (None, str(path)):
+                raise
+            raise _write_error(e, path) from None
         return
     if path.is_dir():
         raise PunctError("is a directory, where an output file belongs", path)
@@ -32,12 +37,20 @@ def atomic_path(path: str | Path) -> Iterator[str]:
     try:
         yield tmp
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.filename in (None, tmp):  # a full disk, an I/O error: name the output
+            raise _write_error(e, path) from None
         raise
     finally:
         os.close(fd)
+
+
+def _write_error(e: OSError, path: Path) -> PunctError:
+    """The one-line error of an output that could not be written (``e``: no space left, an I/O
+    error), naming ``path`` rather than the temporary file or nothing."""
+    return PunctError(f"cannot write it: {(e.strerror or str(e)).lower()}", path)
 
 
 def _special(path: Path) -> bool:

@@ -39,6 +39,27 @@ def test_an_output_where_no_file_can_be_made_is_named(tmp_path, monkeypatch):
         assert not out.exists()
 
 
+def test_an_output_that_cannot_be_written_is_named(tmp_path):
+    """A full disk or an I/O error while writing (OSError without a file name, or naming the
+    temporary file): one error naming the output; the old file stays, no temporary is left."""
+    import errno
+
+    from punct.errors import PunctError
+
+    p = tmp_path / "out.srt"
+    p.write_text("old\n")
+    for fail in (lambda tmp: OSError(errno.ENOSPC, "No space left on device"),
+                 lambda tmp: OSError(errno.EIO, "Input/output error", tmp)):
+        with pytest.raises(PunctError) as e:
+            with atomic_path(p) as tmp:
+                raise fail(tmp)
+        assert str(e.value) in (f"{p}: cannot write it: no space left on device", f"{p}: cannot write it: input/output error")
+    assert p.read_text() == "old\n" and sorted(x.name for x in tmp_path.iterdir()) == ["out.srt"]
+    with pytest.raises(FileNotFoundError):  # an error about another file is left as it is
+        with atomic_write(p):
+            open(tmp_path / "missing.txt")
+
+
 def test_atomic_outputs_follow_umask(tmp_path):
     old = os.umask(0o022)
     try:
