@@ -505,6 +505,15 @@ def test_capitalize_gives_sentence_case_to_lower_case_words_only():
     assert capitalize([one, two]) == 0  # a second pass changes nothing
 
 
+def test_capitalize_the_pronoun_written_with_a_curly_apostrophe():
+    """i\u2019m and i\u2019ll, as typed text writes them, are the pronoun I too (they stayed lower case)."""
+    from punct.restore import capitalize
+
+    words = [Word("so"), Word("i\u2019m"), Word("here", "COMMA"), Word("i\u2019ll"), Word("go", "PERIOD")]
+    assert capitalize([words]) == 3
+    assert [x.written or x.text for x in words] == ["So", "I\u2019m", "here", "I\u2019ll", "go"]
+
+
 def test_capitalize_lowers_an_all_caps_input_first():
     from punct.restore import all_caps, capitalize
 
