@@ -53,7 +53,8 @@ def test_an_output_that_cannot_be_written_is_named(tmp_path):
         with pytest.raises(PunctError) as e:
             with atomic_path(p) as tmp:
                 raise fail(tmp)
-        assert str(e.value) in (f"{p}: cannot write it: no space left on device", f"{p}: cannot write it: input/output error")
+        assert str(e.value) in (f"{p}: cannot write it: no space left on device",
+                                f"{p}: cannot write it: input/output error")
     assert p.read_text() == "old\n" and sorted(x.name for x in tmp_path.iterdir()) == ["out.srt"]
     with pytest.raises(FileNotFoundError):  # an error about another file is left as it is
         with atomic_write(p):

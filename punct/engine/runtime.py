@@ -11,8 +11,8 @@ outside the repository as ``$PUNCT_CACHE/onnx/<sha256 of the model file>[.int8].
 (``PUNCT_CACHE``, default ``~/.cache/punct``; ``PUNCT_ONNX_DIR`` names the folder itself),
 written atomically; a changed model file has another digest and so another graph, and a cached file that does not load, or whose
 recorded digest is not its name's, is exported again. A cache folder that cannot be written
-(a read-only home in a container) gets a warning, and the graph is exported for the run only. The graph takes the word ids, the
-window lengths and, for a model with per-word features, their raw values (the featurizer's
+(a read-only home in a container) gets a warning, and the graph is exported for the run only.
+The graph takes the word ids, the window lengths and, for a model with per-word features, their raw values (the featurizer's
 ``select`` rows: normalization and the missing flag are inside the graph), and returns the
 logits (and, for a model with a case head, its case logits as a second output); the
 featurizer's state, the vocabulary, the decoding window and the spellings of the mixed case

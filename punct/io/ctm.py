@@ -108,7 +108,7 @@ def read(path: str | Path, segments: str | Path | Mapping[str, Segment] | None =
 
 
 #: a CTM's words by (file, channel): (start, end, token, confidence, line number, (start, duration,
-#: confidence) as written) in file order
+#: the fields after the word or None) as written: Word.raw_times) in file order
 _Groups = dict[tuple[str, str], list[tuple[float, float, str, float | None, int, tuple[str, str, str | None]]]]
 
 

@@ -9,9 +9,9 @@ Read (the kind is told by the keys):
 - Vosk (``{"result": [{"word", "start", "end", "conf"}], "text"}``), one
   object, a list of them, or one after another as a recognizer loop prints them
   (JSON Lines, or indented over several lines each as ``print(rec.Result())``
-  writes them; partial results are skipped): one utterance. With ``SetMaxAlternatives``
-  (``{"alternatives": [{"result", "text", "confidence"}, ...]}``), the first, the best. Without ``result`` (``SetWords`` off) the
-  file has no word times: an error.
+  writes them; partial results are skipped): one utterance. Without ``result``
+  (``SetWords`` off) the file has no word times: an error. With ``SetMaxAlternatives``
+  (``{"alternatives": [{"result", "text", "confidence"}, ...]}``): the first, the best.
 - Whisper-style (``{"segments": [{"words": [{"word", "start", "end",
   "probability"}]}]}``; WhisperX adds ``speaker`` and ``score``, and leaves out
   the times of some words): one utterance; the leading space and the marks
