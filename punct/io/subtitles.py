@@ -48,6 +48,7 @@ EXTENSIONS = (".srt", ".vtt")
 _TS = r"(?:(\d+):)?(\d{1,2}):(\d{2})[,.](\d{1,3})"
 _TIMING_RE = re.compile(r"^\s*" + _TS + r"\s*-->\s*" + _TS + r"(?:\s+.*)?$")
 _INLINE_TS_RE = re.compile(r"^<" + _TS + r">$")
+_INLINE_TS_IN_TEXT_RE = re.compile(r"<" + _TS + r">")
 _TAG_RE = re.compile(r"(<[^>]*>)")
 _VOICE_RE = re.compile(r"^<v(?:\.[^\s>]*)?(?:\s+([^>]*))?>$")
 #: SubRip has no escaping: only its formatting tags are tags; ``<unk>`` is a word.
@@ -89,13 +90,19 @@ def _stamp(t: float, sep: str) -> str:
     return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
 
 
-def _blocks(text: str) -> list[tuple[int, list[str]]]:
-    """Blocks of non-blank lines with the line number of their first line."""
+def _blocks(text: str, vtt: bool = False) -> list[tuple[int, list[str]]]:
+    """Blocks of non-blank lines with the line number of their first line. In WebVTT, as its
+    parser reads them, only an empty line ends a block (a cue line of spaces is cue text, as
+    YouTube's captions have them), and so does a line with ``-->`` after a cue's timing line
+    (it begins the next cue)."""
     out: list[tuple[int, list[str]]] = []
     cur: list[str] = []
     start = 0
     for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
+        if vtt and cur and "-->" in line and any("-->" in x for x in cur):
+            out.append((start, cur))
+            cur = []
+        if line.strip() or (vtt and line and cur):
             if not cur:
                 start = n
             cur.append(line.rstrip())
@@ -154,9 +161,13 @@ def read(path: str | Path) -> list[Utterance]:
     if not text.strip():
         raise PunctError("empty file (expected subtitles)", path)
     vtt = text.lstrip().startswith("WEBVTT")
-    blocks = _blocks(text)
+    blocks = _blocks(text, vtt)
     if vtt:
         blocks = blocks[1:]  # the WEBVTT header block
+    # YouTube's automatic captions roll: each cue repeats the line before it (its new words come
+    # with <c> timestamp tags); a repeated line, without tags, is read once
+    rolling = vtt and "<c>" in text and _INLINE_TS_IN_TEXT_RE.search(text) is not None
+    last_line = None
     words: list[Word] = []
     for lineno, lines in blocks:
         if vtt and lines[0].split(" ", 1)[0] in ("NOTE", "STYLE", "REGION"):
@@ -176,7 +187,12 @@ def read(path: str | Path) -> list[Utterance]:
                 raise PunctError(f"cue time {x:g} {time_problem(x)}", path, lineno + t)
         if end < start:
             raise PunctError(f"cue ends ({end:.3f}) before it starts ({start:.3f})", path, lineno + t)
-        words += _cue_words(lines[t + 1 :], start, end, vtt, None)
+        text_lines = lines[t + 1 :]
+        if rolling:
+            plain = [" ".join(_TAG_RE.sub(" ", x).split()) for x in text_lines]
+            text_lines = [x for x, p in zip(text_lines, plain) if p != last_line or _TAG_RE.search(x)]
+            last_line = next((p for p in reversed(plain) if p), last_line)
+        words += _cue_words(text_lines, start, end, vtt, None)
     if not words:
         raise PunctError("no words in the subtitles", path)
     spk = {w.speaker for w in words}

@@ -133,6 +133,57 @@ def test_read_youtube_style_inline_tags(tmp_path):
     assert [(w.text, w.start, w.end) for w in u.words] == [("so", 1.0, None), ("today", 1.5, None), ("we", 2.0, 3.0)]
 
 
+YOUTUBE = """WEBVTT
+Kind: captions
+Language: en
+
+00:00:00.000 --> 00:00:02.350 align:start position:0%
+ 
+so<00:00:00.320><c> today</c><00:00:00.640><c> we</c>
+
+00:00:02.350 --> 00:00:02.360 align:start position:0%
+so today we
+ 
+
+00:00:02.360 --> 00:00:05.000 align:start position:0%
+so today we
+are<00:00:02.500><c> going</c><00:00:02.900><c> to</c>
+
+00:00:05.000 --> 00:00:05.010 align:start position:0%
+are going to
+ 
+
+00:00:05.010 --> 00:00:07.000 align:start position:0%
+are going to
+talk<00:00:05.500><c> about</c><00:00:06.000><c> so</c><00:00:06.400><c> today</c><00:00:06.600><c> we</c>
+"""
+
+
+def test_read_youtube_automatic_captions(tmp_path):
+    """YouTube's automatic captions (as yt-dlp saves them): cue lines of a single space, which
+    WebVTT reads as cue text, not as the end of the cue (they were 'expected a cue timing'),
+    and rolling cues that repeat the line before, read once; words said again are kept."""
+    p = tmp_path / "yt.en.vtt"
+    p.write_text(YOUTUBE)
+    (u,) = subtitles.read(p)
+    assert [(w.text, w.start, w.end) for w in u.words] == [
+        ("so", 0.0, None), ("today", 0.32, None), ("we", 0.64, 2.35), ("are", 2.36, None), ("going", 2.5, None),
+        ("to", 2.9, 5.0), ("talk", 5.01, None), ("about", 5.5, None), ("so", 6.0, None), ("today", 6.4, None),
+        ("we", 6.6, 7.0)]
+
+
+def test_vtt_cue_text_ends_at_an_empty_line_or_the_next_timing(tmp_path):
+    """As WebVTT's parser reads a cue: a line of spaces is cue text, a line with --> begins the
+    next cue; without <c> timestamps (not rolling captions) a repeated line is read again."""
+    p = tmp_path / "a.vtt"
+    p.write_text("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nno\n \nno\n00:00:02.500 --> 00:00:03.000\n"
+                 "no\nI said no\n")
+    (u,) = subtitles.read(p)
+    assert [(w.text, w.start, w.end) for w in u.words] == [
+        ("no", 1.0, None), ("no", None, 2.0), ("no", 2.5, None), ("i", None, None), ("said", None, None),
+        ("no", None, 3.0)]
+
+
 def test_read_srt_with_ass_override_blocks(tmp_path):
     """SubRip files from subtitle editors and converters carry ASS override blocks ({\\an8} puts a
     cue at the top): formatting, not words (they were read as a word '\\an8}how')."""
