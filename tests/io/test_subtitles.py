@@ -133,30 +133,16 @@ def test_read_youtube_style_inline_tags(tmp_path):
     assert [(w.text, w.start, w.end) for w in u.words] == [("so", 1.0, None), ("today", 1.5, None), ("we", 2.0, 3.0)]
 
 
-YOUTUBE = """WEBVTT
-Kind: captions
-Language: en
-
-00:00:00.000 --> 00:00:02.350 align:start position:0%
- 
-so<00:00:00.320><c> today</c><00:00:00.640><c> we</c>
-
-00:00:02.350 --> 00:00:02.360 align:start position:0%
-so today we
- 
-
-00:00:02.360 --> 00:00:05.000 align:start position:0%
-so today we
-are<00:00:02.500><c> going</c><00:00:02.900><c> to</c>
-
-00:00:05.000 --> 00:00:05.010 align:start position:0%
-are going to
- 
-
-00:00:05.010 --> 00:00:07.000 align:start position:0%
-are going to
-talk<00:00:05.500><c> about</c><00:00:06.000><c> so</c><00:00:06.400><c> today</c><00:00:06.600><c> we</c>
-"""
+#: YouTube's automatic captions as yt-dlp saves them; the lines of one space are YouTube's
+YOUTUBE = ("WEBVTT\nKind: captions\nLanguage: en\n\n"
+           "00:00:00.000 --> 00:00:02.350 align:start position:0%\n \n"
+           "so<00:00:00.320><c> today</c><00:00:00.640><c> we</c>\n\n"
+           "00:00:02.350 --> 00:00:02.360 align:start position:0%\nso today we\n \n\n"
+           "00:00:02.360 --> 00:00:05.000 align:start position:0%\nso today we\n"
+           "are<00:00:02.500><c> going</c><00:00:02.900><c> to</c>\n\n"
+           "00:00:05.000 --> 00:00:05.010 align:start position:0%\nare going to\n \n\n"
+           "00:00:05.010 --> 00:00:07.000 align:start position:0%\nare going to\n"
+           "talk<00:00:05.500><c> about</c><00:00:06.000><c> so</c><00:00:06.400><c> today</c><00:00:06.600><c> we</c>\n")
 
 
 def test_read_youtube_automatic_captions(tmp_path):
