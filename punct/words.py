@@ -25,7 +25,7 @@ class Word:
     written: str | None = None
     #: Start, duration and the fields after the word (confidence, and NIST's type and speaker)
     #: as a CTM wrote them (``3.2400`` ``0.1500`` ``1``, or ``NA lex NA``; None without), which
-    #: the CTM writer writes back while ``start``, ``end`` and ``conf`` still hold their values.
+    #: ``punct restore``'s CTM writes back while ``start``, ``end`` and ``conf`` hold their values.
     #: None: read from another format.
     raw_times: tuple[str, str, str | None] | None = field(default=None, compare=False, repr=False)
 

@@ -2,7 +2,7 @@
 NIST's rich-transcription CTM adds a token type and a speaker (``... word conf type
 [speaker]``, the type one of ``NIST_TYPES``; the NeMo Forced Aligner writes
 ``hello NA lex NA``): read too, a confidence ``NA`` (in any CTM) as none; the type
-and the speaker are written back as they were, not read.
+and the speaker are not read, and written back only ``as_read``.
 
 Reading: ``;;`` lines are comments; one Utterance per (file, channel) (id = the
 file, or ``file-channel`` when a file has several channels), in the order
@@ -30,9 +30,9 @@ utterance's words in their own order, the order their marks were decided in (so 
 CTM read in file order comes back in it); ``sort=True`` orders every channel's
 lines by start time, as NIST sclite wants. The two differ only where the words are
 out of time order.
-A word read from a CTM is written with its start, duration and confidence as the input
-wrote them (``3.2400``, ``1``); other times in seconds with 2 or 3 decimals (millisecond
-precision).
+Times are written in seconds with 2 or 3 decimals (millisecond precision); with
+``as_read`` (``punct restore``'s CTM), a word read from a CTM keeps its start, duration and
+the fields after it as the input wrote them (``3.2400``, ``1``, ``NA lex NA``).
 """
 from __future__ import annotations
 
@@ -296,13 +296,14 @@ def format_time(x: float) -> str:
     return s[:-1] if s.endswith("0") else s
 
 
-def _fields(w: Word) -> tuple[str, str, str]:
+def _fields(w: Word, as_read: bool) -> tuple[str, str, str]:
     """A word's start, duration and the fields after the word (`` conf [type [speaker]]``, or
-    ``""``) as its CTM line writes them: as the input CTM wrote them (``Word.raw_times``) while
-    they still hold the word's times and confidence, else ``format_time``'s."""
+    ``""``) as its CTM line writes them: with ``as_read``, as the input CTM wrote them
+    (``Word.raw_times``) while they still hold the word's times and confidence, else
+    ``format_time``'s."""
     start, dur = format_time(w.start), format_time(max(w.end - w.start, 0.0))
     conf = "" if w.conf is None else " " + format_time(w.conf)
-    if w.raw_times is not None:
+    if as_read and w.raw_times is not None:
         s, d, tail = w.raw_times
         if abs(float(s) - w.start) <= 1e-6 and abs(float(s) + float(d) - w.end) <= 1e-6:
             start, dur = s, d
@@ -320,7 +321,8 @@ _HEADER = (";; punct: marks after words are on ';; punct-mark FILE CHANNEL START
            "which NIST sclite skips\n")
 
 
-def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comment", sort: bool = False) -> None:
+def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comment", sort: bool = False,
+          as_read: bool = False) -> None:
     """Write a CTM; every word needs times. ``marks`` (punct.io.options.CTM_MARKS): ``comment``
     (the words as spelled, each mark on a ``;; punct-mark`` line after its word: sclite and
     ctmValidator.pl read the CTM as the input), ``glued`` (``hello,``; also ``True``) or
@@ -328,7 +330,10 @@ def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comm
 
     The file is the utterance's ``recording`` (else its id), the channel its ``channel``.
     Each utterance's words keep their order unless ``sort=True`` (start time order, as
-    NIST sclite wants; see the module docstring).
+    NIST sclite wants; see the module docstring). ``as_read``: the words of an input CTM keep
+    its start, duration and the fields after the word as it wrote them (``_fields``: what
+    ``punct restore`` writes); else times and confidence are written anew, ``format_time``'s
+    (the 5 or 6 fields sclite reads).
     """
     path = Path(path)
     form = {True: "glued", False: "none"}.get(marks, marks) if isinstance(marks, bool) else marks
@@ -345,7 +350,7 @@ def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comm
             token = punctuated(w) if form == "glued" else spelling(w)
             if not token or any(c.isspace() for c in token) or any(c.isspace() for c in fid + ch):
                 raise PunctError(f"{u.id}: cannot write {token!r} in a CTM (empty or contains white space)", path)
-            start, dur, conf = _fields(w)
+            start, dur, conf = _fields(w, as_read)
             order = (w.start,) if sort else (u.words[0].start, n, k)
             line = f"{fid} {ch} {start} {dur} {token}{conf}\n"
             if form == "comment":

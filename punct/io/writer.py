@@ -93,7 +93,7 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
     elif fmt == "ctm":
         from punct.io import ctm
 
-        ctm.write(utts, path, marks=options.ctm_marks)
+        ctm.write(utts, path, marks=options.ctm_marks, as_read=True)
     elif fmt == "textgrid":
         from punct.io import textgrid
 
