@@ -47,10 +47,15 @@ def atomic_path(path: str | Path) -> Iterator[str]:
         os.close(fd)
 
 
-def _write_error(e: OSError, path: Path) -> PunctError:
+class OutputError(PunctError, OSError):
+    """An output that cannot be written: a PunctError (one line naming the output), and an
+    OSError still for the callers that catch one around a write they can do without (a cache)."""
+
+
+def _write_error(e: OSError, path: Path) -> OutputError:
     """The one-line error of an output that could not be written (``e``: no space left, an I/O
     error), naming ``path`` rather than the temporary file or nothing."""
-    return PunctError(f"cannot write it: {(e.strerror or str(e)).lower()}", path)
+    return OutputError(f"cannot write it: {(e.strerror or str(e)).lower()}", path)
 
 
 def _special(path: Path) -> bool:
@@ -72,7 +77,7 @@ def _temp_beside(make, path: Path):
     try:
         return make(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
     except OSError as e:
-        raise PunctError(f"cannot create a file in {path.parent}: {(e.strerror or str(e)).lower()}", path) from None
+        raise OutputError(f"cannot create a file in {path.parent}: {(e.strerror or str(e)).lower()}", path) from None
 
 
 def _hold(fd: int) -> None:

@@ -36,7 +36,7 @@ def test_an_output_where_no_file_can_be_made_is_named(tmp_path, monkeypatch):
             with make(out):
                 pass
         assert str(e.value) == f"{out}: cannot create a file in {out.parent}: permission denied"
-        assert not out.exists()
+        assert isinstance(e.value, OSError) and not out.exists()
 
 
 def test_an_output_that_cannot_be_written_is_named(tmp_path):
@@ -59,6 +59,11 @@ def test_an_output_that_cannot_be_written_is_named(tmp_path):
     with pytest.raises(FileNotFoundError):  # an error about another file is left as it is
         with atomic_write(p):
             open(tmp_path / "missing.txt")
+    try:  # and a write that can be done without (a cache) still catches an OSError
+        with atomic_write(p):
+            raise OSError(errno.ENOSPC, "No space left on device")
+    except OSError as e:
+        assert isinstance(e, PunctError) and str(e) == f"{p}: cannot write it: no space left on device"
 
 
 def test_atomic_outputs_follow_umask(tmp_path):
