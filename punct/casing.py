@@ -12,6 +12,7 @@ import logging
 
 from punct.io.sentences import spelling
 from punct.labels import CAP, LOWER, MIXED, SENTENCE_END, apply_case
+from punct.textnorm import straight_apostrophes
 from punct.words import Word
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ def _respell(streams: list[list[Word]], cases: dict, mixed: dict[str, str] | Non
                     s = (mixed or {}).get(s) or apply_case(s, CAP)
                 elif c != LOWER:
                     s = apply_case(s, c)
-                if s.lower() in _PRONOUN_I:
+                if straight_apostrophes(s.lower()) in _PRONOUN_I:  # i'm, and i’m as typed
                     s = _capital(s.lower())
                 elif start and s[:1].isalpha() and s == s.lower():
                     s = _capital(s)

@@ -20,24 +20,42 @@ def atomic_path(path: str | Path) -> Iterator[str]:
     run of the same output removes what a killed run left (``remove_stale_temps``)."""
     path = Path(path)
     if _special(path):  # /dev/null, /dev/stdout, a pipe: written in place, never replaced by a file
-        yield str(path)
+        try:
+            yield str(path)
+        except OSError as e:
+            if e.filename not in (None, str(path)):
+                raise
+            raise _write_error(e, path) from None
         return
     if path.is_dir():
         raise PunctError("is a directory, where an output file belongs", path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
+    fd, tmp = _temp_beside(tempfile.mkstemp, path)
     _hold(fd)
     os.chmod(tmp, 0o666 & ~_umask())  # a writer that reopens the file keeps this mode, not mkstemp's 0600
     try:
         yield tmp
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.filename in (None, tmp):  # a full disk, an I/O error: name the output
+            raise _write_error(e, path) from None
         raise
     finally:
         os.close(fd)
+
+
+class OutputError(PunctError, OSError):
+    """An output that cannot be written: a PunctError (one line naming the output), and an
+    OSError still for the callers that catch one around a write they can do without (a cache)."""
+
+
+def _write_error(e: OSError, path: Path) -> OutputError:
+    """The one-line error of an output that could not be written (``e``: no space left, an I/O
+    error), naming ``path`` rather than the temporary file or nothing."""
+    return OutputError(f"cannot write it: {(e.strerror or str(e)).lower()}", path)
 
 
 def _special(path: Path) -> bool:
@@ -51,6 +69,15 @@ def _special(path: Path) -> bool:
 
 def _temp_prefix(path: Path) -> str:
     return f".{path.name}.{os.getpid()}-"
+
+
+def _temp_beside(make, path: Path):
+    """``make`` (tempfile.mkstemp or mkdtemp) of a temporary name beside ``path``; a directory
+    that takes no new file is an error naming ``path``, the output asked for, not that name."""
+    try:
+        return make(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise OutputError(f"cannot create a file in {path.parent}: {(e.strerror or str(e)).lower()}", path) from None
 
 
 def _hold(fd: int) -> None:
@@ -188,7 +215,7 @@ def atomic_dir(path: str | Path, ours: Callable[[Path], bool] | None = None) -> 
     check_replaceable(path, ours)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
-    tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent))
+    tmp = Path(_temp_beside(tempfile.mkdtemp, path))
     os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0700)
     fd = os.open(tmp, os.O_RDONLY)
     _hold(fd)

@@ -61,6 +61,12 @@ _INNER_SPLIT_RE = re.compile(r"(,(?!\d{3}(?!\d))|(?<!\d):|:(?!\d)|[?!;]|\.(?=[A-
 _ABBREV_RE = re.compile(r"^(?:[^\W\d_]{1,2}\.)+[^\W\d_]{1,2}\.?$")
 
 
+def straight_apostrophes(text: str) -> str:
+    """``text`` with the curly and other apostrophes typists and some recognizers write
+    (``don\u2019t``, ``don\u02bct``, ``don`t``) made the ASCII ``'`` the corpora are normalized to."""
+    return _APOS_RE.sub("'", text)
+
+
 def unescape_html(text: str) -> str:
     """Replace HTML entities (``&quot;`` ``&#39;`` ``&amp;``), also double-escaped ones."""
     for _ in range(3):
@@ -190,7 +196,7 @@ def _chunk_tokens(chunk: str, out: list[tuple[bool, str]]) -> None:
 
 
 def _prepare(text: str) -> str:
-    text = _APOS_RE.sub("'", text)
+    text = straight_apostrophes(text)
     text = _DASH_RE.sub(" -- ", text)
     text = _ELLIPSIS_RE.sub(" ... ", text)
     text = _REMOVE_RE.sub(" ", text)

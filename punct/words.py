@@ -23,6 +23,11 @@ class Word:
     #: from ``text`` (the lower-cased form models and scorers use); writers of
     #: ASR formats write it back. None: the spelling is ``text``.
     written: str | None = None
+    #: Start, duration and the fields after the word (confidence, and NIST's type and speaker)
+    #: as a CTM wrote them (``3.2400`` ``0.1500`` ``1``, or ``NA lex NA``; None without), which
+    #: ``punct restore``'s CTM writes back while ``start``, ``end`` and ``conf`` hold their values.
+    #: None: read from another format.
+    raw_times: tuple[str, str, str | None] | None = field(default=None, compare=False, repr=False)
 
     @property
     def duration(self) -> float | None:

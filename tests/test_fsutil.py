@@ -18,6 +18,54 @@ def test_atomic_write_keeps_old_file_on_error(tmp_path):
     assert [x.name for x in tmp_path.iterdir()] == ["out.txt"]
 
 
+def test_an_output_where_no_file_can_be_made_is_named(tmp_path, monkeypatch):
+    """A directory that takes no new file (read-only, no permission, /proc): the error names the
+    output asked for, not the temporary name beside it that failed first."""
+    import tempfile
+
+    from punct.errors import PunctError
+
+    def refuse(prefix, suffix, dir):
+        raise PermissionError(13, "Permission denied", os.path.join(dir, prefix + "x" + suffix))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    for make in (lambda p: atomic_write(p), lambda p: atomic_path(p), lambda p: atomic_dir(p)):
+        out = tmp_path / "ro" / "out.srt"
+        with pytest.raises(PunctError) as e:
+            with make(out):
+                pass
+        assert str(e.value) == f"{out}: cannot create a file in {out.parent}: permission denied"
+        assert isinstance(e.value, OSError) and not out.exists()
+
+
+def test_an_output_that_cannot_be_written_is_named(tmp_path):
+    """A full disk or an I/O error while writing (OSError without a file name, or naming the
+    temporary file): one error naming the output; the old file stays, no temporary is left."""
+    import errno
+
+    from punct.errors import PunctError
+
+    p = tmp_path / "out.srt"
+    p.write_text("old\n")
+    for fail in (lambda tmp: OSError(errno.ENOSPC, "No space left on device"),
+                 lambda tmp: OSError(errno.EIO, "Input/output error", tmp)):
+        with pytest.raises(PunctError) as e:
+            with atomic_path(p) as tmp:
+                raise fail(tmp)
+        assert str(e.value) in (f"{p}: cannot write it: no space left on device",
+                                f"{p}: cannot write it: input/output error")
+    assert p.read_text() == "old\n" and sorted(x.name for x in tmp_path.iterdir()) == ["out.srt"]
+    with pytest.raises(FileNotFoundError):  # an error about another file is left as it is
+        with atomic_write(p):
+            open(tmp_path / "missing.txt")
+    try:  # and a write that can be done without (a cache) still catches an OSError
+        with atomic_write(p):
+            raise OSError(errno.ENOSPC, "No space left on device")
+    except OSError as e:
+        assert isinstance(e, PunctError) and str(e) == f"{p}: cannot write it: no space left on device"
+
+
 def test_atomic_outputs_follow_umask(tmp_path):
     old = os.umask(0o022)
     try:

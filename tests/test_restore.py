@@ -72,6 +72,18 @@ def test_words_to_model_tokens_and_labels_of_last_token():
     assert ws[0].label == "O"  # the input is not changed
 
 
+def test_curly_apostrophes_are_read_as_the_models_words():
+    """Typed text and some recognizers write don\u2019t: the model reads the don't of its
+    training text (it read the unknown don\u2019t's IWSLT split, do + n't, which it does not
+    know together), while the output keeps the input's spelling."""
+    vocab = Vocabulary.build([["don't", "stop", "it's", "o'brien"]], min_count=1)
+    r = Restorer(MarkAfter(vocab.id("it's"), vocab.id("don't")), vocab, window=8)
+    ws = [Word("don\u2019t"), Word("stop"), Word("it\u02bcs"), Word("o\u2018brien"), Word("it`s", written="IT`S")]
+    assert [r.model_tokens(w) for w in ws] == [["don't"], ["stop"], ["it's"], ["o'brien"], ["it's"]]
+    (out,) = r.restore([Utterance("u", ws)], end_sentence=False)
+    assert [punctuated(w) for w in out.words] == ["don\u2019t.", "stop", "it\u02bcs,", "o\u2018brien", "IT`S,"]
+
+
 def test_a_clitic_written_apart_joins_the_word_before_when_the_model_knows_the_pair():
     """``I 'm`` is read as the model's one word ``i'm`` (a vocabulary of ASR spelling, without
     ``'m``): the pair's mark goes to the clitic and none to the word before; a clitic the
@@ -491,6 +503,15 @@ def test_capitalize_gives_sentence_case_to_lower_case_words_only():
         "So", "I", "think", "iPhone", "sales", "GOOD", "I'm", "'cause", "2020", "And", "I'll", "go"]
     assert [x.text for x in one][:2] == ["so", "i"]  # what models and scorers read stays lower case
     assert capitalize([one, two]) == 0  # a second pass changes nothing
+
+
+def test_capitalize_the_pronoun_written_with_a_curly_apostrophe():
+    """i\u2019m and i\u2019ll, as typed text writes them, are the pronoun I too (they stayed lower case)."""
+    from punct.restore import capitalize
+
+    words = [Word("so"), Word("i\u2019m"), Word("here", "COMMA"), Word("i\u2019ll"), Word("go", "PERIOD")]
+    assert capitalize([words]) == 3
+    assert [x.written or x.text for x in words] == ["So", "I\u2019m", "here", "I\u2019ll", "go"]
 
 
 def test_capitalize_lowers_an_all_caps_input_first():

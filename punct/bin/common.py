@@ -180,7 +180,24 @@ def run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace, pro
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except ImportError as e:  # Ctrl-C while a compiled module (onnxruntime, torch) initializes
+        if not _interrupted(e):
+            raise
+        print("error: interrupted", file=sys.stderr)
+        return 130
     return 0 if rc is None else int(rc)
+
+
+def _interrupted(e: BaseException) -> bool:
+    """True when ``e`` was raised because of a KeyboardInterrupt (a compiled module's import
+    turns one into ImportError('initialization failed'))."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:

@@ -2,7 +2,8 @@
 words as decoding streams, each word as the model's tokens and pause features, decoded through
 the one inference path (punct.engine.infer), one model or an ensemble.
 
-Tokens. The words go to the model as it was trained (lower case, IWSLT tokenization: ``don't``
+Tokens. The words go to the model as it was trained (lower case, apostrophes straight as in
+its training text, ``don\u2019t`` read as ``don't``; IWSLT tokenization: ``don't``
 is ``do n't`` unless the model knows ``don't``; ``<unk>`` or a bracketed token the recognizer
 wrote is an unknown word); the mark predicted after a word's last token is the word's label,
 and a case head's class at its first token is its case. The other way round, a clitic written
@@ -126,13 +127,16 @@ class Restorer:
         if hit is not None:
             return hit
         from punct.models import UNK
-        from punct.textnorm import tokenize_punctuated
+        from punct.textnorm import straight_apostrophes, tokenize_punctuated
 
         t = w.text
+        known = getattr(type(self.vocab), "__contains__", None) is not None
         if (t.startswith("<") and t.endswith(">")) or (t.startswith("[") and t.endswith("]")):
             toks = [UNK]
-        elif getattr(type(self.vocab), "__contains__", None) is not None and t in self.vocab:
+        elif known and t in self.vocab:
             toks = [t]
+        elif known and straight_apostrophes(t) in self.vocab:  # don’t: the model's don't
+            toks = [straight_apostrophes(t)]
         else:
             toks = [x.text for x in tokenize_punctuated(key)] or [t]
         hit = (toks, list(self.vocab.encode(toks)))

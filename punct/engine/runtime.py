@@ -10,8 +10,9 @@ The ONNX graph is exported from the checkpoint once (torch is needed then) and c
 outside the repository as ``$PUNCT_CACHE/onnx/<sha256 of the model file>[.int8].onnx``
 (``PUNCT_CACHE``, default ``~/.cache/punct``; ``PUNCT_ONNX_DIR`` names the folder itself),
 written atomically; a changed model file has another digest and so another graph, and a cached file that does not load, or whose
-recorded digest is not its name's, is exported again. The graph takes the word ids, the
-window lengths and, for a model with per-word features, their raw values (the featurizer's
+recorded digest is not its name's, is exported again. A cache folder that cannot be written
+(a read-only home in a container) gets a warning, and the graph is exported for the run only.
+The graph takes the word ids, the window lengths and, for a model with per-word features, their raw values (the featurizer's
 ``select`` rows: normalization and the missing flag are inside the graph), and returns the
 logits (and, for a model with a case head, its case logits as a second output); the
 featurizer's state, the vocabulary, the decoding window and the spellings of the mixed case
@@ -199,8 +200,25 @@ def load_onnx(model_path: str | Path, threads: int = 1, int8: bool = False) -> O
             return OnnxModel(path, threads, expect_digest=digest)
         except PunctError as e:
             log.warning("%s; exporting it again", e)
+    if not _writable_dir(path.parent):  # a read-only home (a container), a PUNCT_CACHE that is no folder
+        import tempfile
+
+        log.warning("the ONNX cache %s cannot be written: the graph is exported for this run only (set "
+                    "PUNCT_CACHE to a writable folder to keep it)", path.parent)
+        with tempfile.TemporaryDirectory(prefix="punct-onnx-") as tmp:
+            return OnnxModel(export_onnx(model_path, Path(tmp) / path.name, digest, int8=int8), threads,
+                             expect_digest=digest)
     export_onnx(model_path, path, digest, int8=int8)
     return OnnxModel(path, threads, expect_digest=digest)
+
+
+def _writable_dir(d: Path) -> bool:
+    """True when folder ``d`` exists or can be made, and takes new files."""
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(d, os.W_OK | os.X_OK)
 
 
 def load_for_restore(model_path: str | Path, runtime: str | None = None, threads: int = 1

@@ -1,4 +1,8 @@
 """NIST/Kaldi CTM: ``file channel start duration word [confidence]``, one word a line.
+NIST's rich-transcription CTM adds a token type and a speaker (``... word conf type
+[speaker]``, the type one of ``NIST_TYPES``; the NeMo Forced Aligner writes
+``hello NA lex NA``): read too, a confidence ``NA`` (in any CTM) as none; the type
+and the speaker are not read, and written back only ``as_read``.
 
 Reading: ``;;`` lines are comments; one Utterance per (file, channel) (id = the
 file, or ``file-channel`` when a file has several channels), in the order
@@ -26,7 +30,9 @@ utterance's words in their own order, the order their marks were decided in (so 
 CTM read in file order comes back in it); ``sort=True`` orders every channel's
 lines by start time, as NIST sclite wants. The two differ only where the words are
 out of time order.
-Times are written in seconds with 2 or 3 decimals (millisecond precision).
+Times are written in seconds with 2 or 3 decimals (millisecond precision); with
+``as_read`` (``punct restore``'s CTM), a word read from a CTM keeps its start, duration and
+the fields after it as the input wrote them (``3.2400``, ``1``, ``NA lex NA``).
 """
 from __future__ import annotations
 
@@ -38,7 +44,7 @@ from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
 from punct.io.sentences import attach_marks_only, punctuated, spelling, split_token, make_word
 from punct.tables import Segment, finite_number, read_table, seconds, read_segments as read_kaldi_segments
-from punct.words import Utterance
+from punct.words import Utterance, Word
 
 log = logging.getLogger(__name__)
 
@@ -46,13 +52,23 @@ NAME = "ctm"
 EXTENSIONS = (".ctm",)
 
 
+#: the token types of the 7th field of a NIST rich-transcription CTM (sctk's ctmValidator.pl)
+NIST_TYPES = frozenset({"lex", "frag", "fp", "un-lex", "for-lex", "non-lex", "misc"})
+
+
+def _field_count_ok(f: list[str]) -> bool:
+    """5 or 6 fields, or 7 or 8 whose 7th is a NIST token type."""
+    return len(f) in (5, 6) or (len(f) in (7, 8) and f[6].lower() in NIST_TYPES)
+
+
 def sniff(head: str) -> bool:
-    """True if the first non-comment line has 5 or 6 fields with numeric start and duration."""
+    """True if the first non-comment line has 5 or 6 fields (7 or 8 with a NIST token type)
+    with numeric start and duration."""
     for line in head.splitlines():
         if not line.strip() or line.startswith(";;"):
             continue
         f = line.split()
-        if len(f) not in (5, 6):
+        if not _field_count_ok(f):
             return False
         try:
             float(f[2]), float(f[3])
@@ -91,8 +107,9 @@ def read(path: str | Path, segments: str | Path | Mapping[str, Segment] | None =
     return _build(_parse(path), path, segments, utt2spk, sort)
 
 
-#: a CTM's words by (file, channel): (start, end, token, confidence, line number) in file order
-_Groups = dict[tuple[str, str], list[tuple[float, float, str, float | None, int]]]
+#: a CTM's words by (file, channel): (start, end, token, confidence, line number, (start, duration,
+#: the fields after the word or None) as written: Word.raw_times) in file order
+_Groups = dict[tuple[str, str], list[tuple[float, float, str, float | None, int, tuple[str, str, str | None]]]]
 
 
 def _parse(path: Path) -> _Groups:
@@ -104,13 +121,17 @@ def _parse(path: Path) -> _Groups:
         if not line.strip() or line.startswith(";;"):
             continue
         fl = line.split()
-        if len(fl) not in (5, 6):
-            raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]', got {len(fl)}",
-                             path, lineno)
+        if not _field_count_ok(fl):
+            raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]' (or 7 or 8, "
+                             f"'... confidence type [speaker]', type one of {', '.join(sorted(NIST_TYPES))}), got "
+                             f"{len(fl)}" + (f" (type {fl[6]!r})" if len(fl) in (7, 8) else ""), path, lineno)
         start = seconds(fl[2], "start time", path, lineno)
         dur = seconds(fl[3], "duration", path, lineno)
-        conf = finite_number(fl[5], "confidence", path, lineno) if len(fl) == 6 else None
-        groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno))
+        conf = None
+        if len(fl) >= 6 and fl[5].upper() != "NA":
+            conf = finite_number(fl[5], "confidence", path, lineno)
+        raw = (fl[2], fl[3], " ".join(fl[5:]) or None)
+        groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno, raw))
     if not groups:
         raise PunctError("no words (empty CTM)", path)
     return groups
@@ -126,8 +147,8 @@ def _comment_mark(groups: _Groups, line: str, path: Path, lineno: int) -> None:
     rows = groups.get((f[2], f[3]), [])
     for i in range(len(rows) - 1, -1, -1):
         if abs(rows[i][0] - start) < 5e-4:
-            s, e, token, conf, n = rows[i]
-            rows[i] = (s, e, token + f[5], conf, n)
+            s, e, token, conf, n, raw = rows[i]
+            rows[i] = (s, e, token + f[5], conf, n, raw)
             return
     raise PunctError(f"a mark for a word of {f[2]} channel {f[3]} at {f[4]}, and no such word precedes it", path, lineno)
 
@@ -166,12 +187,13 @@ def _build(groups: _Groups, path: Path, segments: Mapping[str, Segment] | None,
         if utt2spk is not None:
             speaker = utt2spk.get(fid)
         words = []
-        for start, end, token, conf, lineno in rows:
+        for start, end, token, conf, lineno, raw in rows:
             core, label = split_token(token)
             if not core:
                 attach_marks_only(words, token)
                 continue
-            words.append(make_word(core, label, start=round(start + offset, 6), end=round(end + offset, 6), conf=conf))
+            words.append(make_word(core, label, start=round(start + offset, 6), end=round(end + offset, 6), conf=conf,
+                                   raw_times=raw if offset == 0 else None))
         if not words:
             raise PunctError(f"{fid} channel {ch} has no words (only marks)", path, rows[0][4])
         utts.append(Utterance(id=uid, words=words, recording=reco, channel=ch, speaker=speaker))
@@ -274,6 +296,24 @@ def format_time(x: float) -> str:
     return s[:-1] if s.endswith("0") else s
 
 
+def _fields(w: Word, as_read: bool) -> tuple[str, str, str]:
+    """A word's start, duration and the fields after the word (`` conf [type [speaker]]``, or
+    ``""``) as its CTM line writes them: with ``as_read``, as the input CTM wrote them
+    (``Word.raw_times``) while they still hold the word's times and confidence, else
+    ``format_time``'s."""
+    start, dur = format_time(w.start), format_time(max(w.end - w.start, 0.0))
+    conf = "" if w.conf is None else " " + format_time(w.conf)
+    if as_read and w.raw_times is not None:
+        s, d, tail = w.raw_times
+        if abs(float(s) - w.start) <= 1e-6 and abs(float(s) + float(d) - w.end) <= 1e-6:
+            start, dur = s, d
+        if tail is not None:
+            c = tail.split()[0]
+            if (w.conf is None and c.upper() == "NA") or (c.upper() != "NA" and float(c) == w.conf):
+                conf = " " + tail
+    return start, dur, conf
+
+
 #: the comment line that carries a mark in a CTM of ``marks="comment"``: ``;; punct-mark FILE CHANNEL START MARK``,
 #: after the line of the word the mark follows (START is that word's start, as written on its line)
 MARK_COMMENT = ";; punct-mark"
@@ -281,7 +321,8 @@ _HEADER = (";; punct: marks after words are on ';; punct-mark FILE CHANNEL START
            "which NIST sclite skips\n")
 
 
-def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comment", sort: bool = False) -> None:
+def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comment", sort: bool = False,
+          as_read: bool = False) -> None:
     """Write a CTM; every word needs times. ``marks`` (punct.io.options.CTM_MARKS): ``comment``
     (the words as spelled, each mark on a ``;; punct-mark`` line after its word: sclite and
     ctmValidator.pl read the CTM as the input), ``glued`` (``hello,``; also ``True``) or
@@ -289,7 +330,10 @@ def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comm
 
     The file is the utterance's ``recording`` (else its id), the channel its ``channel``.
     Each utterance's words keep their order unless ``sort=True`` (start time order, as
-    NIST sclite wants; see the module docstring).
+    NIST sclite wants; see the module docstring). ``as_read``: the words of an input CTM keep
+    its start, duration and the fields after the word as it wrote them (``_fields``: what
+    ``punct restore`` writes); else times and confidence are written anew, ``format_time``'s
+    (the 5 or 6 fields sclite reads).
     """
     path = Path(path)
     form = {True: "glued", False: "none"}.get(marks, marks) if isinstance(marks, bool) else marks
@@ -306,11 +350,9 @@ def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comm
             token = punctuated(w) if form == "glued" else spelling(w)
             if not token or any(c.isspace() for c in token) or any(c.isspace() for c in fid + ch):
                 raise PunctError(f"{u.id}: cannot write {token!r} in a CTM (empty or contains white space)", path)
-            dur = max(w.end - w.start, 0.0)
-            conf = "" if w.conf is None else " " + format_time(w.conf)
+            start, dur, conf = _fields(w, as_read)
             order = (w.start,) if sort else (u.words[0].start, n, k)
-            start = format_time(w.start)
-            line = f"{fid} {ch} {start} {format_time(dur)} {token}{conf}\n"
+            line = f"{fid} {ch} {start} {dur} {token}{conf}\n"
             if form == "comment":
                 mark = punctuated(w)[len(token):]
                 if mark:

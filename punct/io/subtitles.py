@@ -10,10 +10,12 @@ brackets (``<unk>``, ``[noise]``) are left out, or kept (``bracketed="escape"``:
 Cues never join two utterances or two speakers. WebVTT cues name their speaker
 (``<v Ann>``) and, unless ``word_times=False``, carry each word's start as an
 inline timestamp (``<00:00:03.390>morning``), which players ignore or use for
-karaoke-style highlighting.
+karaoke-style highlighting; as WebVTT requires, the timestamps of a cue increase (a word
+that starts no later than the word before it, as real CTMs have a few, gets none).
 
 Reading: every cue's text is split into words at white space (WebVTT tags and
-entities and SubRip's formatting tags removed, attached marks become labels); the cue's start is the first
+entities, SubRip's formatting tags and the ASS override blocks of SubRip files,
+``{\\an8}``, removed; attached marks become labels); the cue's start is the first
 word's start, its end the last word's end, and in WebVTT an inline timestamp
 is the start of the word after it. Other times are not in these formats: they
 stay None. So a round trip keeps words, marks, speakers (WebVTT) and cue times,
@@ -46,10 +48,14 @@ EXTENSIONS = (".srt", ".vtt")
 _TS = r"(?:(\d+):)?(\d{1,2}):(\d{2})[,.](\d{1,3})"
 _TIMING_RE = re.compile(r"^\s*" + _TS + r"\s*-->\s*" + _TS + r"(?:\s+.*)?$")
 _INLINE_TS_RE = re.compile(r"^<" + _TS + r">$")
+_INLINE_TS_IN_TEXT_RE = re.compile(r"<" + _TS + r">")
 _TAG_RE = re.compile(r"(<[^>]*>)")
 _VOICE_RE = re.compile(r"^<v(?:\.[^\s>]*)?(?:\s+([^>]*))?>$")
 #: SubRip has no escaping: only its formatting tags are tags; ``<unk>`` is a word.
 _SRT_TAG_RE = re.compile(r"^</?(?:i|b|u|s|font)(?:\s[^>]*)?>$", re.IGNORECASE)
+#: ASS/SSA override blocks that SubRip files carry from subtitle editors and converters
+#: (``{\an8}`` to place a cue at the top, ``{\i1}``): formatting, not words
+_SSA_OVERRIDE_RE = re.compile(r"\{\\[^}]*\}")
 
 
 def sniff(head: str) -> bool:
@@ -71,21 +77,32 @@ def _seconds(groups: tuple) -> float:
     return int(h or 0) * 3600 + int(m) * 60 + int(s) + int(ms.ljust(3, "0")) / 1000.0
 
 
+def _ms(t: float) -> int:
+    """``t`` seconds in whole milliseconds, as a timestamp writes it."""
+    return int(round(max(t, 0.0) * 1000))
+
+
 def _stamp(t: float, sep: str) -> str:
-    ms = int(round(max(t, 0.0) * 1000))
+    ms = _ms(t)
     h, ms = divmod(ms, 3_600_000)
     m, ms = divmod(ms, 60_000)
     s, ms = divmod(ms, 1000)
     return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
 
 
-def _blocks(text: str) -> list[tuple[int, list[str]]]:
-    """Blocks of non-blank lines with the line number of their first line."""
+def _blocks(text: str, vtt: bool = False) -> list[tuple[int, list[str]]]:
+    """Blocks of non-blank lines with the line number of their first line. In WebVTT, as its
+    parser reads them, only an empty line ends a block (a cue line of spaces is cue text, as
+    YouTube's captions have them), and so does a line with ``-->`` after a cue's timing line
+    (it begins the next cue)."""
     out: list[tuple[int, list[str]]] = []
     cur: list[str] = []
     start = 0
     for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
+        if vtt and cur and "-->" in line and any("-->" in x for x in cur):
+            out.append((start, cur))
+            cur = []
+        if line.strip() or (vtt and line and cur):
             if not cur:
                 start = n
             cur.append(line.rstrip())
@@ -101,7 +118,8 @@ def _cue_words(lines: list[str], start: float, end: float, vtt: bool, speaker: s
     """Words of one cue's text lines (see the module docstring for their times)."""
     items: list[tuple[str, float | None, str | None]] = []  # token, inline start, speaker
     pending: float | None = None
-    for part in _TAG_RE.split(" ".join(lines)):
+    text = " ".join(lines) if vtt else _SSA_OVERRIDE_RE.sub("", " ".join(lines))
+    for part in _TAG_RE.split(text):
         if not part:
             continue
         if part.startswith("<") and part.endswith(">") and (vtt or _SRT_TAG_RE.match(part)):
@@ -143,9 +161,13 @@ def read(path: str | Path) -> list[Utterance]:
     if not text.strip():
         raise PunctError("empty file (expected subtitles)", path)
     vtt = text.lstrip().startswith("WEBVTT")
-    blocks = _blocks(text)
+    blocks = _blocks(text, vtt)
     if vtt:
         blocks = blocks[1:]  # the WEBVTT header block
+    # YouTube's automatic captions roll: each cue repeats the line before it (its new words come
+    # with <c> timestamp tags); a repeated line, without tags, is read once
+    rolling = vtt and "<c>" in text and _INLINE_TS_IN_TEXT_RE.search(text) is not None
+    last_line = None
     words: list[Word] = []
     for lineno, lines in blocks:
         if vtt and lines[0].split(" ", 1)[0] in ("NOTE", "STYLE", "REGION"):
@@ -165,7 +187,12 @@ def read(path: str | Path) -> list[Utterance]:
                 raise PunctError(f"cue time {x:g} {time_problem(x)}", path, lineno + t)
         if end < start:
             raise PunctError(f"cue ends ({end:.3f}) before it starts ({start:.3f})", path, lineno + t)
-        words += _cue_words(lines[t + 1 :], start, end, vtt, None)
+        text_lines = lines[t + 1 :]
+        if rolling:
+            plain = [" ".join(_TAG_RE.sub(" ", x).split()) for x in text_lines]
+            text_lines = [x for x, p in zip(text_lines, plain) if p != last_line or _TAG_RE.search(x)]
+            last_line = next((p for p in reversed(plain) if p), last_line)
+        words += _cue_words(text_lines, start, end, vtt, None)
     if not words:
         raise PunctError("no words in the subtitles", path)
     spk = {w.speaker for w in words}
@@ -222,10 +249,14 @@ def to_vtt(utts: Iterable[Utterance], limits: CueLimits = CueLimits(), word_time
     out = ["WEBVTT\n"]
     for c in _cues(shown(utts, "vtt", bracketed), limits):
         tokens = []
+        last, end = _ms(c.start), _ms(c.end)
         for k, w in enumerate(c.words):
             tok = _vtt_escape(punctuated(w))
-            if word_times and k > 0 and w.start is not None and c.start < w.start < c.end:  # WebVTT: inside the cue
+            # WebVTT: a timestamp lies inside its cue and after the one before it, as written (in ms); a
+            # word that starts no later (times out of order or equal, as real CTMs have them) gets none
+            if word_times and k > 0 and w.start is not None and last < _ms(w.start) < end:
                 tok = f"<{_stamp(w.start, '.')}>" + tok
+                last = _ms(w.start)
             tokens.append(tok)
         # the lines of c.lines, with the (escaped, timestamped) tokens: words hold no spaces
         lines, pos = [], 0

@@ -10,9 +10,12 @@ so speakers stay separate. Empty intervals and silence labels (``sil`` ``sp``
 Writing: per speaker (or per utterance, when there are several without one) a
 punctuated words tier (``hello,``) and a sentence tier (one interval per
 sentence, its punctuated text), named ``words``/``sentences`` for a single
-utterance, else ``<speaker> - words``/``<speaker> - sentences``. Interval
-tiers cannot overlap: a word that starts before the previous one ends is
-trimmed to start at that end (a warning counts them); words need times.
+utterance, else ``<speaker> - words``/``<speaker> - sentences``. A tier's words
+go by start time, except that a word that overlaps the word before it in its
+utterance stays after it (``_order_keys``: real CTMs have "as a result" with
+"result" starting 0.04 s before "a"). Interval tiers cannot overlap: a word that
+starts before the previous one ends is trimmed to start at that end (a warning
+counts them); words need times.
 """
 from __future__ import annotations
 
@@ -256,8 +259,21 @@ def _tier_key(w: Word, u: Utterance, many_utts: bool) -> str | None:
     return u.id if many_utts else None
 
 
+def _order_keys(words: list[Word]) -> list[float]:
+    """The time each word of an utterance (in its order) is placed by in a tier: its start,
+    or, when it starts before the word before it and overlaps it (a recognizer's jitter, not
+    a jump back in time), that word's key, so that it stays after it."""
+    keys: list[float] = []
+    for i, w in enumerate(words):
+        key = w.start
+        if i and key < keys[-1] and w.end > words[i - 1].start:
+            key = keys[-1]
+        keys.append(key)
+    return keys
+
+
 def _monotone(words: list[Word]) -> tuple[list[tuple[float, float]], int]:
-    """Times of ``words`` (sorted by start) made non-overlapping; and how many changed."""
+    """Times of ``words`` (in tier order) made non-overlapping; and how many changed."""
     out = []
     changed = 0
     prev_end = 0.0
@@ -281,13 +297,14 @@ def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sent
     path = Path(path)
     utts = list(utts)
     many = len(utts) > 1
-    tiers: dict[str | None, list[Word]] = {}
+    tiers: dict[str | None, list[tuple[tuple, Word]]] = {}
     sents: dict[str | None, list[list[Word]]] = {}
-    for u in utts:
+    for n, u in enumerate(utts):
         for k, w in enumerate(u.words):
             if w.start is None or w.end is None:
                 raise PunctError(f"word {k + 1} ({w.text!r}) of {u.id} has no times; a TextGrid needs word times", path)
-            tiers.setdefault(_tier_key(w, u, many), []).append(w)
+        for k, (w, order) in enumerate(zip(u.words, _order_keys(u.words))):
+            tiers.setdefault(_tier_key(w, u, many), []).append(((order, n, k), w))
         for s in split_sentences(u.words, u):
             sents.setdefault(_tier_key(s[0], u, many), []).append(s)
     if not tiers:
@@ -295,9 +312,8 @@ def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sent
     tg = ptg.Textgrid()
     xmax = 0.0
     built = []
-    for key, words in tiers.items():
-        order = sorted(range(len(words)), key=lambda i: words[i].start)
-        words = [words[i] for i in order]
+    for key, keyed in tiers.items():
+        words = [w for _, w in sorted(keyed, key=lambda x: x[0])]
         times, changed = _monotone(words)
         if changed:
             log.warning("%s: %d overlapping word(s) of %s trimmed to fit an interval tier", path, changed, key or "the words tier")

@@ -7,9 +7,11 @@ Read (the kind is told by the keys):
   "speaker"}]}]}``): what ``write`` writes; ``text`` is the spelling, ``mark``
   the mark after the word (``""`` ``,`` ``.`` ``?``), times in seconds or null.
 - Vosk (``{"result": [{"word", "start", "end", "conf"}], "text"}``), one
-  object, a list of them or JSON Lines (one result per line, as a recognizer
-  loop prints them): one utterance. Without ``result`` (``SetWords`` off) the
-  file has no word times: an error.
+  object, a list of them, or one after another as a recognizer loop prints them
+  (JSON Lines, or indented over several lines each as ``print(rec.Result())``
+  writes them; partial results are skipped): one utterance. Without ``result``
+  (``SetWords`` off) the file has no word times: an error. With ``SetMaxAlternatives``
+  (``{"alternatives": [{"result", "text", "confidence"}, ...]}``): the first, the best.
 - Whisper-style (``{"segments": [{"words": [{"word", "start", "end",
   "probability"}]}]}``; WhisperX adds ``speaker`` and ``score``, and leaves out
   the times of some words): one utterance; the leading space and the marks
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -46,8 +49,13 @@ def sniff(head: str) -> bool:
     return head.lstrip().startswith(("{", "["))
 
 
+#: white space between the values of a JSON stream
+_SPACE = re.compile(r"\s*")
+
+
 def _load(path: Path) -> tuple[Any, bool]:
-    """The parsed document, and whether it was JSON Lines (then a list of (line, object))."""
+    """The parsed document, and whether it was a stream of JSON values, JSON Lines or
+    indented (then a list of (first line, object))."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -57,17 +65,26 @@ def _load(path: Path) -> tuple[Any, bool]:
     try:
         return loads_json(text, path), False
     except json.JSONDecodeError as first:
-        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-        if len(lines) < 2:
-            raise PunctError(f"invalid JSON: {first.msg} (column {first.colno})", path, first.lineno) from None
+        # one JSON value after another: JSON Lines, or the indented objects a Vosk loop prints
+        # (print(rec.Result()) and PartialResult(), one after another over several lines each)
+        decoder = json.JSONDecoder()
         objs = []
-        for n, line in lines:
+        pos = _SPACE.match(text).end()
+        while pos < len(text):
             try:
-                objs.append((n, loads_json(line, path, n)))
+                if text[pos] not in "{[":  # a stream of results, not of numbers or words
+                    raise json.JSONDecodeError("Expecting an object", text, pos)
+                obj, end = decoder.raw_decode(text, pos)
             except json.JSONDecodeError as e:
-                if n == lines[0][0] or not objs:
+                if not objs:
                     raise PunctError(f"invalid JSON: {first.msg} (column {first.colno})", path, first.lineno) from None
-                raise PunctError(f"invalid JSON Lines: {e.msg} (column {e.colno})", path, n) from None
+                raise PunctError(f"invalid JSON Lines: {e.msg} (column {e.colno})", path, e.lineno) from None
+            except RecursionError:  # loads_json checked the depth of the whole text; a last guard
+                raise PunctError("JSON nested too deeply to read", path) from None
+            objs.append((text.count("\n", 0, pos) + 1, obj))
+            pos = _SPACE.match(text, end).end()
+        if len(objs) < 2:
+            raise PunctError(f"invalid JSON: {first.msg} (column {first.colno})", path, first.lineno) from None
         return objs, True
 
 
@@ -147,6 +164,15 @@ def _from_tool(docs: list[tuple[int | None, Any]], path: Path) -> list[Utterance
                 words += _word_list(seg["words"], f"segments[{s}].words", path, line, None if spk is None else str(spk))
         elif isinstance(doc, dict) and "result" in doc:
             words += _word_list(doc["result"], "result", path, line)
+        elif isinstance(doc, dict) and "alternatives" in doc:  # Vosk with SetMaxAlternatives: the best first
+            alts = doc["alternatives"]
+            if not isinstance(alts, list) or not all(isinstance(a, dict) for a in alts):
+                raise PunctError("'alternatives' is not a list of objects", path, line)
+            if alts and ("result" in alts[0] or str(alts[0].get("text", "")).strip()):
+                if "result" not in alts[0]:
+                    raise PunctError("'alternatives' without 'result': no word times (Vosk: call SetWords(True))",
+                                     path, line)
+                words += _word_list(alts[0]["result"], "alternatives[0].result", path, line)
         elif isinstance(doc, dict) and "words" in doc:
             words += _word_list(doc["words"], "words", path, line)
         elif isinstance(doc, dict) and set(doc) <= {"text", "partial"}:

@@ -93,7 +93,7 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
     elif fmt == "ctm":
         from punct.io import ctm
 
-        ctm.write(utts, path, marks=options.ctm_marks)
+        ctm.write(utts, path, marks=options.ctm_marks, as_read=True)
     elif fmt == "textgrid":
         from punct.io import textgrid
 
@@ -134,17 +134,26 @@ def by_recording(utts: Iterable[Utterance]) -> dict[str, list[Utterance]]:
 
 #: output formats that write word times, and what to call them in an error
 TIMED_OUTPUTS = {"ctm": "a CTM", "textgrid": "a TextGrid", "srt": "a subtitle file", "vtt": "a subtitle file"}
+#: of those, the ones that spread an utterance's untimed words between its timed ones
+#: (punct.io.sentences.estimated_times: the words of a subtitle cue read back, or the few a
+#: WhisperX transcript leaves without times); they need one time in each utterance
+SPREAD_TIMES = frozenset({"srt", "vtt"})
 
 
 def require_times(utts: Sequence[Utterance], fmt: str, input_path: str | Path) -> None:
     """A one-line error naming ``input_path`` (before any decoding) when ``fmt`` writes word
-    times and a word of ``utts`` has none."""
+    times and a word of ``utts`` has none (for ``SPREAD_TIMES``: when no word of an utterance
+    has any time)."""
     if fmt not in TIMED_OUTPUTS:
         return
     for u in utts:
+        if fmt in SPREAD_TIMES and any(w.start is not None or w.end is not None for w in u.words):
+            continue
         for k, w in enumerate(u.words, 1):
             if w.start is None or w.end is None:
-                raise PunctError(f"word {k} ({w.text!r}) of {u.id} has no times, and {TIMED_OUTPUTS[fmt]} needs "
+                lacks = "no times" if w.start is None and w.end is None else \
+                    "no end time" if w.end is None else "no start time"
+                raise PunctError(f"word {k} ({w.text!r}) of {u.id} has {lacks}, and {TIMED_OUTPUTS[fmt]} needs "
                                  f"word times (give timed input, or another --output-format)", input_path)
 
 

@@ -75,3 +75,25 @@ def test_a_file_given_for_a_directory_is_named_so(tmp_path):
     require_inputs([tmp_path / "text"], "reference")  # a file is fine where any input will do
     with pytest.raises(PunctError, match=r"text: is a file, not a data directory"):
         require_inputs([tmp_path, tmp_path / "text"], "data directory")
+
+
+def test_an_interrupt_while_a_compiled_module_loads_is_one_line(capsys):
+    """Ctrl-C while onnxruntime's extension initializes comes back as ImportError('initialization
+    failed') from the KeyboardInterrupt: 'error: interrupted' and 130, as for any interrupt,
+    not a traceback; any other ImportError is left as it is."""
+    import pytest
+
+    def interrupted_import(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise ImportError("initialization failed") from e
+
+    def broken_import(args):
+        raise ImportError("No module named 'onnxruntime'")
+
+    args = argparse.Namespace(verbose=False)
+    assert run(interrupted_import, args, prog="t") == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["error: interrupted"]
+    with pytest.raises(ImportError, match="No module named"):
+        run(broken_import, args, prog="t")

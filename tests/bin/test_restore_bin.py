@@ -151,6 +151,42 @@ def test_a_timed_output_of_untimed_words_is_refused_before_decoding(tmp_path, mo
     assert restore.main(["--model", str(model_path), str(src), "-o", str(tmp_path / "o.json")]) == 0
 
 
+def test_subtitles_of_partly_timed_words(tmp_path, model_path, capsys):
+    """Subtitles spread a cue's untimed words between its timed ones (estimated_times), so an SRT
+    (cue times only: punctuate a recognizer's subtitles anew) or a WhisperX JSON with a word left
+    without times gives subtitles; a CTM or a TextGrid of the same words is still refused."""
+    import json
+
+    from punct.bin import restore
+    from punct.io import subtitles
+
+    srt = tmp_path / "in.srt"
+    srt.write_text("1\n00:00:01,000 --> 00:00:03,000\nhello everyone and welcome\n\n"
+                   "2\n00:00:04,000 --> 00:00:05,500\nto the call what is next\n")
+    wx = tmp_path / "wx.json"
+    words = [{"word": " " + w, "start": 1.0 + 0.5 * k, "end": 1.4 + 0.5 * k} for k, w in enumerate(WORDS)]
+    del words[4]["start"], words[4]["end"]  # WhisperX leaves some words (numbers) without times
+    wx.write_text(json.dumps({"segments": [{"start": 1.0, "end": 6.0, "words": words}]}))
+    for src, span in ((srt, (1.0, 5.5)), (wx, (1.0, 5.9))):
+        for fmt in ("srt", "vtt"):
+            out = tmp_path / f"{src.stem}.out.{fmt}"
+            assert restore.main(["--model", str(model_path), str(src), "-o", str(out)]) == 0, capsys.readouterr().err
+            (back,) = subtitles.read(out)
+            assert [w.text for w in back.words] == [w.lower() for w in WORDS]
+            times = [t for w in back.words for t in (w.start, w.end) if t is not None]
+            assert span[0] == min(times) and max(times) == span[1]
+    for out in ("o.ctm", "o.TextGrid"):
+        assert restore.main(["--model", str(model_path), str(wx), "-o", str(tmp_path / out)]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: {wx}: word 5 ('to') of wx has no times"), err
+        assert not (tmp_path / out).exists()
+    # a subtitle cue's first word has its start, its last its end: the error says which one is missing
+    assert restore.main(["--model", str(model_path), str(srt), "-o", str(tmp_path / "s.ctm")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {srt}: word 1 ('hello') of in has no end time, and a CTM needs word times (give timed "
+                   "input, or another --output-format)"]
+
+
 @pytest.mark.parametrize("option,message", [
     (["--window", "1"], "argument --window: must be at least 2, got 1"),
     (["--batch-size", "-1"], "argument --batch-size: must be at least 1, got -1"),  # looped for ever before

@@ -120,6 +120,27 @@ def test_the_graph_is_exported_once_and_again_for_a_changed_or_corrupt_file(tmp_
     assert len(calls) == 3
 
 
+@pytest.mark.parametrize("where", ["file", "proc"])
+def test_a_cache_that_cannot_be_written_exports_for_the_run(model_file, tmp_path, monkeypatch, caplog, where):
+    """A cache folder that cannot be made or written (a read-only home in a container, PUNCT_CACHE
+    naming a file): a warning, and the graph exported for this run only; it was an error
+    ('error: /proc/nope: file not found') and restore did not run."""
+    import logging
+
+    bad = tmp_path / "a-file" if where == "file" else "/proc/punct-no-such-cache"
+    if where == "file":
+        bad.write_text("x")
+    monkeypatch.delenv("PUNCT_ONNX_DIR", raising=False)
+    monkeypatch.setenv("PUNCT_CACHE", str(bad))
+    with caplog.at_level(logging.WARNING):
+        model, _, _, used = runtime.load_for_restore(model_file, "onnx")
+    assert used == "onnx" and isinstance(model, runtime.OnnxModel)
+    assert "cannot be written: the graph is exported for this run only" in caplog.text
+    assert model.logits(np.array([[3, 4]]), np.array([2]), np.zeros((1, 2, 2), np.float32)).shape == (1, 2, 4)
+    if where == "file":
+        assert bad.read_text() == "x"
+
+
 def test_onnx_gives_torch_labels_and_logits(model_file, cache):
     from punct.engine.checkpoint import load_model
 

@@ -256,6 +256,52 @@ def test_real_earnings21_ctm(corpus_dir, tmp_path, system):
     assert (tmp_path / "sorted.ctm").read_text().splitlines() == sorted(lines, key=key)
 
 
+def test_write_keeps_the_columns_as_the_input_wrote_them(tmp_path):
+    """A CTM is written back with each word's start, duration and confidence as the input wrote
+    them, whatever their precision (not rounded to 3 decimals and padded to 2: 3.2415 was 3.242,
+    a confidence 0.9 became 0.90 and 0.98765 0.988); the mark comment names the start as written."""
+    lines = ["call A 3.2415 0.1500 good 0.9", "call A 3.3915 0.27 morning 1", "call A 3.7 0.05 ladies 0.98765",
+             "call A 4.00 0.30 and", "call A 4.3333333 0.0000 gentlemen 1.00"]
+    src = write(tmp_path, "\n".join(lines) + "\n")
+    (u,) = ctm.read(src)
+    ctm.write([u], tmp_path / "plain.ctm", marks="none", as_read=True)
+    assert (tmp_path / "plain.ctm").read_text().splitlines() == lines
+    u.words[1].label = "COMMA"
+    ctm.write([u], tmp_path / "marks.ctm", as_read=True)
+    assert (tmp_path / "marks.ctm").read_text().splitlines()[1:4] == lines[:2] + [";; punct-mark call A 3.3915 ,"]
+    (back,) = ctm.read(tmp_path / "marks.ctm")
+    assert [w.label for w in back.words] == ["O", "COMMA", "O", "O", "O"]
+    # a word whose times or confidence changed is written from its values
+    u.words[0].start, u.words[2].conf = 3.25, 0.5
+    ctm.write([u], tmp_path / "changed.ctm", marks="none", as_read=True)
+    assert (tmp_path / "changed.ctm").read_text().splitlines()[0::2] == [
+        "call A 3.25 0.142 good 0.9", "call A 3.7 0.05 ladies 0.50", "call A 4.3333333 0.0000 gentlemen 1.00"]
+
+
+def test_nist_rich_transcription_and_nemo_ctm(tmp_path):
+    """NIST's 7- and 8-field CTM (confidence, token type, speaker), as the NeMo Forced Aligner
+    writes it with NA for the unknowns, is read (it was 'expected 5 or 6 fields', and from
+    standard input plain text: 'utt 1 0.100 0.200. hello.') and written back as it was."""
+    from punct.io import read_any
+
+    lines = ["utt 1 0.100 0.200 hello NA lex NA", "utt 1 0.300 0.200 world NA lex NA",
+             "utt 1 0.52 0.1 uh 0.5 fp", "utt 1 0.7 0.2 bye 0.93 lex spk2"]
+    src = write(tmp_path, "\n".join(lines) + "\n", "nemo")  # no extension: told by its content
+    assert detect_format(src) == "ctm"
+    (u,) = read_any(src)
+    assert [(w.text, w.start, w.end, w.conf) for w in u.words] == [
+        ("hello", 0.1, 0.3, None), ("world", 0.3, 0.5, None), ("uh", 0.52, 0.62, 0.5), ("bye", 0.7, 0.9, 0.93)]
+    u.words[1].label, u.words[3].label = "COMMA", "PERIOD"
+    ctm.write([u], tmp_path / "out.ctm", as_read=True)
+    assert (tmp_path / "out.ctm").read_text().splitlines()[1:] == [
+        lines[0], lines[1], ";; punct-mark utt 1 0.300 ,", lines[2], lines[3], ";; punct-mark utt 1 0.7 ."]
+    ctm.write([u], tmp_path / "sclite.ctm", marks="none", sort=True)  # as punct wer gives sclite: 5 or 6 fields
+    assert (tmp_path / "sclite.ctm").read_text().splitlines() == [
+        "utt 1 0.10 0.20 hello", "utt 1 0.30 0.20 world", "utt 1 0.52 0.10 uh 0.50", "utt 1 0.70 0.20 bye 0.93"]
+    with pytest.raises(PunctError, match=r"got 8 \(type 'NA'\)"):
+        ctm.read(write(tmp_path, "utt 1 0.1 0.2 hello NA NA NA\n"))
+
+
 def test_a_byte_order_mark_is_not_part_of_the_first_recording(tmp_path):
     p = tmp_path / "bom"  # no extension: the format is told by the content, past the mark
     p.write_bytes(b"\xef\xbb\xbfrec1 1 0.00 0.30 so\nrec1 1 0.40 0.20 we\nrec1 1 0.70 0.20 go\n")

@@ -96,6 +96,34 @@ def test_vtt_speakers_word_starts_escaping_round_trip(tmp_path):
     assert [w.end for w in back.words] == [None, None, 1.1, 1.5, 3.3]  # ends only at cue ends
 
 
+def test_vtt_inline_timestamps_increase_within_the_cue(tmp_path):
+    """WebVTT wants each inline timestamp after the cue start and after the one before it. Real
+    Kaldi CTMs have a word that starts before the one before it (Earnings-21 Rev: "a" at 3204.10,
+    "result" at 3204.06), words that start together, and a start a fraction of a millisecond
+    after the cue's: such a word gets no timestamp rather than one that goes back or repeats."""
+    import re
+
+    spec = [("as", 10.0, 10.1), ("a", 10.0004, 10.13), ("a", 10.2, 10.23), ("result", 10.16, 10.61),
+            ("of", 10.61, 10.7), ("that", 10.7, 10.8), ("um", 10.7, 10.9), ("yes.", 11.0, 11.2)]
+    words = [Word(t.rstrip("."), "PERIOD" if t.endswith(".") else "O", s, e) for t, s, e in spec]
+    p = tmp_path / "u.vtt"
+    subtitles.write([Utterance("u", words)], p)
+    text = p.read_text()
+    (cue,) = [block for block in text.split("\n\n") if "-->" in block]
+    timing, payload = cue.split("\n", 1)
+    assert timing == "00:00:10.000 --> 00:00:11.200"
+
+    def ms(stamp):
+        h, m, s = stamp.split(":")
+        return round((int(h) * 3600 + int(m) * 60 + float(s)) * 1000)
+
+    stamps = [ms(x) for x in re.findall(r"<(\d\d:\d\d:\d\d\.\d\d\d)>", payload)]
+    assert stamps == [10200, 10610, 10700, 11000]  # "result" (10.16 after 10.2) and "um" (10.7 again) have none
+    assert all(a < b for a, b in zip([10000] + stamps, stamps + [11200]))
+    (back,) = read_any(p)
+    assert [w.text for w in back.words] == [w.text for w in words]
+
+
 def test_read_youtube_style_inline_tags(tmp_path):
     p = tmp_path / "yt.vtt"
     p.write_text("WEBVTT\nKind: captions\nLanguage: en\n\nNOTE a comment\n\n"
@@ -103,6 +131,53 @@ def test_read_youtube_style_inline_tags(tmp_path):
                  "so<00:00:01.500><c> today</c><00:00:02.000><c> we</c>\n")
     (u,) = subtitles.read(p)
     assert [(w.text, w.start, w.end) for w in u.words] == [("so", 1.0, None), ("today", 1.5, None), ("we", 2.0, 3.0)]
+
+
+#: YouTube's automatic captions as yt-dlp saves them; the lines of one space are YouTube's
+YOUTUBE = ("WEBVTT\nKind: captions\nLanguage: en\n\n"
+           "00:00:00.000 --> 00:00:02.350 align:start position:0%\n \n"
+           "so<00:00:00.320><c> today</c><00:00:00.640><c> we</c>\n\n"
+           "00:00:02.350 --> 00:00:02.360 align:start position:0%\nso today we\n \n\n"
+           "00:00:02.360 --> 00:00:05.000 align:start position:0%\nso today we\n"
+           "are<00:00:02.500><c> going</c><00:00:02.900><c> to</c>\n\n"
+           "00:00:05.000 --> 00:00:05.010 align:start position:0%\nare going to\n \n\n"
+           "00:00:05.010 --> 00:00:07.000 align:start position:0%\nare going to\n"
+           "talk<00:00:05.500><c> about</c><00:00:06.000><c> so</c><00:00:06.400><c> today</c><00:00:06.600><c> we</c>\n")
+
+
+def test_read_youtube_automatic_captions(tmp_path):
+    """YouTube's automatic captions (as yt-dlp saves them): cue lines of a single space, which
+    WebVTT reads as cue text, not as the end of the cue (they were 'expected a cue timing'),
+    and rolling cues that repeat the line before, read once; words said again are kept."""
+    p = tmp_path / "yt.en.vtt"
+    p.write_text(YOUTUBE)
+    (u,) = subtitles.read(p)
+    assert [(w.text, w.start, w.end) for w in u.words] == [
+        ("so", 0.0, None), ("today", 0.32, None), ("we", 0.64, 2.35), ("are", 2.36, None), ("going", 2.5, None),
+        ("to", 2.9, 5.0), ("talk", 5.01, None), ("about", 5.5, None), ("so", 6.0, None), ("today", 6.4, None),
+        ("we", 6.6, 7.0)]
+
+
+def test_vtt_cue_text_ends_at_an_empty_line_or_the_next_timing(tmp_path):
+    """As WebVTT's parser reads a cue: a line of spaces is cue text, a line with --> begins the
+    next cue; without <c> timestamps (not rolling captions) a repeated line is read again."""
+    p = tmp_path / "a.vtt"
+    p.write_text("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nno\n \nno\n00:00:02.500 --> 00:00:03.000\n"
+                 "no\nI said no\n")
+    (u,) = subtitles.read(p)
+    assert [(w.text, w.start, w.end) for w in u.words] == [
+        ("no", 1.0, None), ("no", None, 2.0), ("no", 2.5, None), ("i", None, None), ("said", None, None),
+        ("no", None, 3.0)]
+
+
+def test_read_srt_with_ass_override_blocks(tmp_path):
+    """SubRip files from subtitle editors and converters carry ASS override blocks ({\\an8} puts a
+    cue at the top): formatting, not words (they were read as a word '\\an8}how')."""
+    p = tmp_path / "o.srt"
+    p.write_text("1\n00:00:01,000 --> 00:00:02,000\n{\\an8}<i>hello</i> {\\i1}there{\\i0}\n\n"
+                 "2\n00:00:02,500 --> 00:00:03,000\n{\\an8}{\\pos(10,20)}how are you\n")
+    (u,) = subtitles.read(p)
+    assert u.texts == ["hello", "there", "how", "are", "you"]
 
 
 @pytest.mark.parametrize("text,line,msg", [

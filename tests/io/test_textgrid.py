@@ -212,6 +212,29 @@ def test_single_utterance_tier_names_and_overlap_trim(tmp_path, caplog):
     assert [(w.start, w.end) for w in back.words] == [(0.0, 0.5), (0.5, 0.9), (1.0, 1.2)]
 
 
+def test_words_out_of_time_order_keep_the_transcript_order(tmp_path):
+    """Real Kaldi CTMs have a word that starts before the word before it (Earnings-21 Rev 4320211:
+    "a" at 3204.10, "result" at 3204.06). The words tier reads as the transcript, "as a result",
+    with times made to increase, not "as result a" (sorted by start)."""
+    spec = [("as", 3203.98, 3204.10), ("a", 3204.10, 3204.13), ("result", 3204.06, 3204.51), ("of", 3204.51, 3204.57),
+            ("that", 3204.57, 3204.78)]
+    u = Utterance("call", [Word(t, "PERIOD" if t == "that" else "O", s, e) for t, s, e in spec])
+    p = tmp_path / "c.TextGrid"
+    textgrid.write([u], p)
+    (back,) = textgrid.read(p)
+    assert [w.text for w in back.words] == ["as", "a", "result", "of", "that"]
+    assert [(w.start, w.end) for w in back.words] == [(3203.98, 3204.1), (3204.1, 3204.13), (3204.13, 3204.51),
+                                                      (3204.51, 3204.57), (3204.57, 3204.78)]
+    (sent,) = textgrid.read(p, tier="sentences")
+    assert [w.text for w in sent.words] == ["as", "a", "result", "of", "that"]
+    # a jump back in time (a CTM of two blocks in the wrong order) is no jitter: words go by time
+    later = [Word("so", "O", 3210.0, 3210.3), Word("yes", "PERIOD", 3210.3, 3210.6)]
+    textgrid.write([Utterance("call", later + u.words)], p)
+    (back,) = textgrid.read(p)
+    assert [w.text for w in back.words] == ["as", "a", "result", "of", "that", "so", "yes"]
+    assert [(w.start, w.end) for w in back.words][-2:] == [(3210.0, 3210.3), (3210.3, 3210.6)]
+
+
 def test_write_needs_times(tmp_path):
     with pytest.raises(PunctError, match="needs word times"):
         textgrid.write([Utterance("u", [Word("a")])], tmp_path / "u.TextGrid")

@@ -41,6 +41,42 @@ def test_vosk_single_list_and_json_lines(tmp_path):
     assert wordjson.read(lines)[0].texts == ["hello", "world", "again"]
 
 
+def test_vosk_results_printed_one_after_another(tmp_path):
+    """A Vosk loop's output as its examples print it (print(rec.Result()), PartialResult() and
+    FinalResult()): indented objects one after another, each over several lines; it was an
+    'Extra data' error. A syntax error in a later object names its line."""
+    second = {"result": [{"conf": 1.0, "end": 2.5, "start": 2.0, "word": "again"}], "text": "again"}
+    shown = [json.dumps(x, indent=2, separators=(",", " : ")) for x in ({"partial": "hello"}, VOSK,
+                                                                    {"partial": ""}, second, {"text": ""})]
+    p = dump(tmp_path, "\n".join(shown) + "\n", "vosk.json")
+    (u,) = wordjson.read(p)
+    assert [(w.text, w.start, w.end, w.conf) for w in u.words] == [
+        ("hello", 0.42, 0.9, 1.0), ("world", 0.93, 1.5, 0.61), ("again", 2.0, 2.5, 1.0)]
+    (u,) = read_any(dump(tmp_path, "\n".join(shown), "stream"))  # told by its content
+    assert u.texts == ["hello", "world", "again"]
+    bad = dump(tmp_path, "\n".join(shown[:2]) + '\n{\n  "result" : [\n    }\n', "bad.json")
+    with pytest.raises(PunctError, match="invalid JSON Lines") as e:
+        wordjson.read(bad)
+    assert e.value.line == len("\n".join(shown[:2]).splitlines()) + 3
+    # a stream holds objects: a CTM given as JSON is not a number (its first field) and more
+    ctm = dump(tmp_path, "4320211 A 3.24 0.15 good 1.00\n4320211 A 3.39 0.27 morning 1.00\n", "c.json")
+    with pytest.raises(PunctError) as e:
+        wordjson.read(ctm)
+    assert (e.value.message, e.value.line) == ("invalid JSON: Extra data (column 9)", 1)
+
+
+def test_vosk_alternatives_take_the_best(tmp_path):
+    """Vosk with SetMaxAlternatives(n) prints its results as alternatives, the best first."""
+    alt = {"alternatives": [{"confidence": 210.5, "result": VOSK["result"], "text": "hello world"},
+                            {"confidence": 190.1, "result": [{"word": "yellow", "start": 0.42, "end": 1.5}],
+                             "text": "yellow"}]}
+    silence = {"alternatives": [{"confidence": 0.0, "text": ""}]}
+    (u,) = wordjson.read(dump(tmp_path, "\n".join(json.dumps(x) for x in (alt, silence, alt)), "alt.json"))
+    assert [(w.text, w.start, w.end) for w in u.words] == [("hello", 0.42, 0.9), ("world", 0.93, 1.5)] * 2
+    with pytest.raises(PunctError, match="no word times"):
+        wordjson.read(dump(tmp_path, {"alternatives": [{"confidence": 1.0, "text": "hello"}]}))
+
+
 def test_whisper_spaces_marks_and_missing_times(tmp_path):
     (u,) = wordjson.read(dump(tmp_path, WHISPER))
     assert [(w.text, w.written, w.label) for w in u.words] == [
