@@ -112,9 +112,13 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     if getattr(model, "case_head", False):  # how restore spells the MIXED class (punct.restore.true_case)
         from punct.datadir import mixed_spellings
 
-        payload_extra["mixed_spellings"] = mixed_spellings(train_dir)
-        log.info("case head: %d mixed spellings seen at least twice in %s", len(payload_extra["mixed_spellings"]),
-                 Path(train_dir) / "written")
+        spellings = mixed_spellings(train_dir)
+        if kind.second_stage:  # the case head is stage one's, passed through: its spellings win
+            first = start.stage1 if start.stage1 is not None else start.resumed
+            spellings.update((first or {}).get("mixed_spellings") or {})
+        payload_extra["mixed_spellings"] = spellings
+        log.info("case head: %d mixed spellings (seen at least twice in %s%s)", len(spellings),
+                 Path(train_dir) / "written", " and stage one's" if kind.second_stage else "")
     if kind.second_stage:
         payload_extra["stage1_train_config"] = (start.stage1.get("train_config", {}) if start.stage1 is not None
                                                 else start.resumed.get("stage1_train_config", {}))

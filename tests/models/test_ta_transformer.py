@@ -120,3 +120,15 @@ def test_a_word_model_is_not_its_stage_one(tiny_mpnet, tiny_model_data, stage1_m
 
     with pytest.raises(PunctError, match="builds on transformer_tagger"):
         train_second_stage(repo_root, stage1_models["tbrnn"], tiny_model_data, tmp_path / "exp")
+
+
+def test_the_second_stage_spells_mixed_case_as_stage_one(tiny_mpnet, tagger, tiny_model_data, repo_root, tmp_path):
+    # stage one's case head decides the case classes, so the spellings of its MIXED class are
+    # stage one's (its training text's), not only those of the second stage's training set
+    ck1 = ckpt.load(tagger)
+    ck1["mixed_spellings"] = {"iphone": "iPhone", "mcdonald": "McDonald"}
+    first = tmp_path / "stage1.pt"
+    ckpt.save(first, ck1)
+    exp = tmp_path / "exp"
+    train_second_stage(repo_root, first, tiny_model_data, exp, "max_epochs=1")
+    assert ckpt.load(exp / "best.pt")["mixed_spellings"] == {"iphone": "iPhone", "mcdonald": "McDonald"}
