@@ -230,17 +230,23 @@ def aligned_slots(ref_utts: Sequence[Utterance], hyp_utts: Sequence[Utterance],
     return streams, total
 
 
+#: the least share of words holding a capital for a text to count as cased: sentence case has one
+#: a sentence; a lower-case text with a few capitals of its own (mojibake such as IWSLT dev2012's
+#: "schrÃ¶dinger", 8 words in 296K) is not cased
+MIN_CAPITAL_SHARE = 1 / 200
+
+
 def is_cased(words) -> bool:
-    """True when the spellings of ``words`` hold both a capital and a small letter: text whose
-    case can be scored (neither all lower case nor all capitals)."""
-    upper = lower = False
+    """True when ``words`` hold small letters and at least one word in 200 holds a capital:
+    text whose case can be scored (neither lower case nor all capitals)."""
+    n = upper = 0
+    lower = False
     for w in words:
         s = w.written or w.text
-        upper = upper or s != s.lower()
+        n += 1
+        upper += s != s.lower()
         lower = lower or s != s.upper()
-        if upper and lower:
-            return True
-    return False
+    return lower and upper > 0 and upper >= MIN_CAPITAL_SHARE * n
 
 
 def _aligned_cases(al, ref_words: Sequence[Word], n_hyp: int) -> tuple[list[str], list[str]]:

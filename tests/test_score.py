@@ -277,6 +277,10 @@ def test_case_is_scored_only_when_both_sides_are_cased():
         assert rep.case_confusion is None and rep.mark_case is None
         assert rep.to_dict()["case"] is None and "case not scored" in rep.format_table()
     assert score_utterances([_cased(CASE_REF.lower())], [_cased(CASE_HYP)]).case_confusion is None
+    # a lower-case reference with one stray capital in 400 words (mojibake: schrÃ¶dinger) is not cased
+    stray = " ".join(["so it goes."] * 133) + " schrÃ¶dinger"
+    assert score_utterances([_cased(stray)], [_cased(stray.capitalize())]).case_confusion is None
+    assert score_utterances([_cased(stray.capitalize())], [_cased(stray)]).case_confusion is None
     # counting the dropped marks keeps the case counts
     from punct.score import aligned_slots, score_streams
 

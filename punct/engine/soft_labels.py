@@ -18,10 +18,10 @@ starts over), as they may hold hours of decoding. Since every run decodes the sa
 same way, a run resumed after a kill writes the file an uninterrupted run writes. The set
 is written once every chunk is there, then the parts are removed.
 
-A teacher trained with ``mark_weights`` (a rare mark's loss weighted w times) learnt
-posteriors of that mark about w times too high in odds; they are divided by w and
-renormalized when the set is written, so that a student learns the marks as often as they
-occur (the chunks keep the model's own posteriors).
+The posteriors are those of decoding (punct.engine.infer, the windows and their cuts as
+punct decode makes them): a teacher trained with ``mark_weights`` (a rare mark's loss
+weighted w times, its odds about w times too high) has them taken out of its logits there
+(``mark_offset``), so a student learns the marks as often as they occur.
 
 ``read_soft_targets(DIR, name)`` gives them back as {utt: float32 [n_words, columns]} with
 the column layout (``SoftLayout``); the training slices carry them (punct.engine.batching).
@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from punct.errors import PunctError
-from punct.labels import CASES, LABELS, mark_weight_vector
+from punct.labels import CASES, LABELS
 
 log = logging.getLogger(__name__)
 
@@ -91,20 +91,6 @@ def plan_chunks(n_words: list[int], chunk_words: int) -> list[tuple[int, int]]:
     return out
 
 
-def undo_mark_weights(post: np.ndarray, mark_weights: dict[str, float] | None) -> np.ndarray:
-    """``post`` [n, columns] with its mark columns (the first len(LABELS)) divided by the
-    training ``mark_weights`` of each mark and renormalized (module docstring); the case
-    columns unchanged. No weights (or all 1): ``post`` itself."""
-    w = mark_weight_vector(mark_weights)
-    if w is None:
-        return post
-    marks = post[:, : len(LABELS)].astype(np.float64) / np.array(w)
-    marks /= np.maximum(marks.sum(1, keepdims=True), 1e-12)
-    out = post.copy()
-    out[:, : len(LABELS)] = marks.astype(post.dtype)
-    return out
-
-
 def _identity(path: Path) -> dict[str, Any]:
     st = path.stat()
     return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
@@ -128,7 +114,6 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
 
     model_path, data_dir = Path(model_path), Path(data_dir)
     model, vocab, ck = load_model(model_path)
-    model.punct_logit_offset = None  # the chunks keep the model's own posteriors; see undo_mark_weights
     tc = ck.get("train_config", {}) or {}
     window = window or decode_window_of(tc)
     batch_size = batch_size or int(tc.get("batch_size", 128))
@@ -188,9 +173,9 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
             log.info("chunk %d/%d: %d of %d words, %.0f words/s, about %s left", c + 1, len(chunks),
                      total - left, total, rate, _eta(left / max(rate, 1e-9)))
     seconds = time.monotonic() - t0
-    mark_weights = tc.get("mark_weights") or {}
-    if any(v != 1 for v in mark_weights.values()):
-        log.info("the teacher trained with mark_weights %s: its mark posteriors are divided by them", mark_weights)
+    if getattr(model, "punct_logit_offset", None) is not None:
+        log.info("the teacher trained with mark_weights %s: decoding took them out of its posteriors",
+                 tc.get("mark_weights"))
     out: dict[str, np.ndarray] = {}
     for c, (a, b) in enumerate(chunks):
         path = parts / f"{c:05d}.npz"
@@ -198,7 +183,6 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
             arr, lengths = z["post"], z["lengths"]
         if lengths.tolist() != sizes[a:b] or arr.shape != (sum(sizes[a:b]), len(columns)):
             raise PunctError(f"chunk {c} does not fit the utterances of the directory (delete {parts} and rerun)", path)
-        arr = undo_mark_weights(arr, mark_weights)
         for u, part in zip(utts[a:b], np.split(arr, np.cumsum(lengths)[:-1])):
             out[u.id] = part
     write_features(data_dir, name, out, columns)
