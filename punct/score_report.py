@@ -278,7 +278,7 @@ class ScoreReport:
                          f"(moved to the preceding word {t.moved}), dropped {t.dropped} "
                          f"(no preceding word {t.dropped_no_word}, merged into a stronger mark {t.dropped_merged})")
         if self.case_confusion is None:
-            lines.append("case not scored (both sides need case: capitals and small letters)")
+            lines.append("case not scored (both sides need case: small letters, and capitals in at least one word in 200)")
         lines.append("")
         lines.append("confusion (rows reference, columns hypothesis):")
         lines.append(self.format_confusion())
