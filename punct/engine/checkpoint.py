@@ -79,4 +79,6 @@ def load_model(path: str | Path):
     from punct.engine.infer import mark_offset
 
     model.punct_logit_offset = mark_offset((ck.get("train_config") or {}).get("mark_weights"))
+    if hasattr(model, "set_stage1_marks"):  # a second stage's fallback decides as its stage one
+        model.set_stage1_marks(ck.get("stage1_train_config"))
     return model, (inputs.vocab if isinstance(inputs, WordInputs) else inputs), ck

@@ -116,6 +116,9 @@ def model_of(cfg: TrainConfig, start: Start) -> torch.nn.Module:
         model.load_stage1(start.stage1["state_dict"])
         log.info("stage one: %s (%s, epoch %s)%s", cfg.init_from, start.stage1["model"], start.stage1.get("epoch"),
                  ", kept fixed" if cfg.freeze else ", trained on")
+    if hasattr(model, "set_stage1_marks"):  # its fallback decides as its stage one decodes alone
+        model.set_stage1_marks(start.stage1.get("train_config") if start.stage1 is not None
+                               else (start.resumed or {}).get("stage1_train_config"))
     if cfg.freeze:
         model.freeze_stage1()
         if cfg.stage1_cache_mb:

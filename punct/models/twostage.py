@@ -91,6 +91,17 @@ class TwoStage(nn.Module):
         self.out = nn.Linear(hidden_size, len(LABELS))
 
     # -- stage one ------------------------------------------------------------
+    #: stage one's log-odds correction when it trained with mark_weights (-log w per label,
+    #: as punct.engine.infer.mark_offset): the fallback takes its decisions as it decodes alone
+    stage1_offset: torch.Tensor | None = None
+
+    def set_stage1_marks(self, stage1_train_config: dict | None) -> None:
+        """Take stage one's ``mark_weights`` (from its training config) out of its fallback logits."""
+        from punct.labels import mark_weight_vector
+
+        w = mark_weight_vector((stage1_train_config or {}).get("mark_weights"))
+        self.stage1_offset = None if w is None else -torch.log(torch.tensor(w, dtype=torch.float32))
+
     def load_stage1(self, state_dict: dict) -> None:
         """Copy a stage-one checkpoint's weights into ``stage1``."""
         self.stage1.load_state_dict(state_dict)
@@ -195,6 +206,8 @@ class TwoStage(nn.Module):
         logits = self.out(self.drop(s))
         if self.feature_names and self.fallback and feat_missing is not None:
             lexical = self.stage1.out(h1)  # stage one's own decision (its output layer, fixed)
+            if self.stage1_offset is not None:
+                lexical = lexical + self.stage1_offset.to(lexical.dtype)
             logits = torch.where(feat_missing.unsqueeze(-1), lexical, logits)
         if return_case:
             return logits, states[..., self.stage1.hidden_dim :]

@@ -62,10 +62,13 @@ def test_second_stage_over_the_tagger_trains_and_decodes(tiny_mpnet, tagger, tin
     s1 = {k: kw[k] for k in ("pieces", "piece_mask", "word_last", "mask")}
     _, ref_cases = tagger_model.hidden_states(**s1, return_case=True)
     assert torch.allclose(cases, ref_cases, atol=1e-5)
-    # all words without evidence: the tagger's own marks
+    # all words without evidence: the tagger's own marks, as it decodes alone (conf/mpnet.yaml's
+    # mark_weights taken out of its logits)
     feats[..., -1] = 1.0
     kw = inputs.tensors(arr, np.array([12, 12]), feats=feats)
-    assert torch.allclose(model(**kw), tagger_model(**s1), atol=1e-5)
+    assert tagger_model.punct_logit_offset is not None
+    alone = tagger_model(**s1) + torch.as_tensor(tagger_model.punct_logit_offset, dtype=torch.float32)
+    assert torch.allclose(model(**kw), alone, atol=1e-5)
 
 
 def test_restore_with_word_times(tiny_mpnet, tagger, tiny_model_data, repo_root, tmp_path):
