@@ -62,6 +62,14 @@ class Start:
     warm: dict[str, Any] | None = None
     stage1: dict[str, Any] | None = None
 
+    @property
+    def stage1_train_config(self) -> dict[str, Any]:
+        """A two-stage run's stage-one training config: from the stage-one checkpoint, or as
+        the resumed run recorded it."""
+        if self.stage1 is not None:
+            return self.stage1.get("train_config") or {}
+        return (self.resumed or {}).get("stage1_train_config") or {}
+
 
 def starting_point(cfg: TrainConfig, model_cls: type, kind: RunKind, model_args: dict[str, Any],
                     train_dir: str | Path, ck_path: Path) -> Start:
@@ -117,8 +125,7 @@ def model_of(cfg: TrainConfig, start: Start) -> torch.nn.Module:
         log.info("stage one: %s (%s, epoch %s)%s", cfg.init_from, start.stage1["model"], start.stage1.get("epoch"),
                  ", kept fixed" if cfg.freeze else ", trained on")
     if hasattr(model, "set_stage1_marks"):  # its fallback decides as its stage one decodes alone
-        model.set_stage1_marks(start.stage1.get("train_config") if start.stage1 is not None
-                               else (start.resumed or {}).get("stage1_train_config"))
+        model.set_stage1_marks(start.stage1_train_config)
     if cfg.freeze:
         model.freeze_stage1()
         if cfg.stage1_cache_mb:

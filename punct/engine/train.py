@@ -120,8 +120,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         log.info("case head: %d mixed spellings (seen at least twice in %s%s)", len(spellings),
                  Path(train_dir) / "written", " and stage one's" if kind.second_stage else "")
     if kind.second_stage:
-        payload_extra["stage1_train_config"] = (start.stage1.get("train_config", {}) if start.stage1 is not None
-                                                else start.resumed.get("stage1_train_config", {}))
+        payload_extra["stage1_train_config"] = start.stage1_train_config
 
     if kind.counting:
         if cfg.average_best:
