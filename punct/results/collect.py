@@ -162,6 +162,8 @@ def collect(exp_root: Path) -> list[dict[str, Any]]:
         stats = {}
         if (decode_dir / "decode_stats.json").is_file():
             stats = _read_json(decode_dir / "decode_stats.json")
+        if (decode_dir / "run.cmd").is_file():  # a decode made by its own command (another corpus's set, by punct restore)
+            stats = dict(stats, **{"run.cmd": (decode_dir / "run.cmd").read_text(encoding="utf-8").strip()})
         if exp_dir not in trained:
             trained[exp_dir] = _train_info(exp_dir)
         rows.append(
@@ -221,7 +223,7 @@ ROW_MERGED_SECTIONS = {"asr": 2, "wer_checks": 2, "score_align": 1}
 #: what the tables read of a row: kept in the ledger, the rest (confusion matrices, counts) is not
 _LEDGER_KEYS = {
     "report": ("classes", "per_class", "overall", "ser", "err", "boundary", "sentence", "wer", "transfer"),
-    "decode": ("words_per_s", "model_epoch", "model_averaged_epochs", "bias"),
+    "decode": ("words_per_s", "model_epoch", "model_averaged_epochs", "bias", "run.cmd"),
     "train": ("epochs", "best_epoch", "train_hours", "train_wps", "stopped", "run.cmd", "cmd", "model", "train_words",
               "members", "model_args"),
 }

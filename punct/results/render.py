@@ -25,6 +25,8 @@ def _fmt(x: Any, nd: int = 1) -> str:
 
 
 def _row_cmd(row: dict) -> str:
+    if (row.get("decode") or {}).get("run.cmd"):  # the decode's own command (collect.collect)
+        return row["decode"]["run.cmd"]
     cmd = row["train"].get("run.cmd")
     if cmd:
         # the run.sh call that trained this model, extended to decoding and scoring, and to

@@ -413,6 +413,20 @@ def test_ledger_keeps_an_ensembles_decision_bias(tmp_path):
     assert results.ledger_row(row)["decode"] == {"bias": {"COMMA": 0.4}, "words_per_s": 10}
 
 
+def test_a_decode_with_its_own_command_is_credited_to_it(tmp_path):
+    """A set decoded by hand (another corpus's set, by punct restore) names the command in its
+    decode folder's run.cmd, not its model's training command, and the ledger keeps it."""
+    exp = tmp_path / "exp"
+    e = _scored(exp, "c", "m", "test", _report(53, 63, 13, 58.0))
+    _scored(exp, "c", "m", "other", _report(50, 60, 10, 55.0))
+    cmd = "punct restore data/x/other -o OUT --output-format datadir --model exp/c/m/best.pt; punct score data/x/other OUT"
+    (e / "decode_other" / "run.cmd").write_text(cmd + "\n")
+    rows = {r["set"]: r for r in results.collect(exp)}
+    assert results.ledger_row(rows["other"])["decode"] == {"run.cmd": cmd} and "run.cmd" not in rows["test"]["decode"]
+    text = results.render(list(rows.values()))
+    assert f"`{cmd}`" in text and "`./run.sh --corpus c --models m --stage 6 --stop-stage 9`" in text
+
+
 def test_the_dnn_a_target_reads_the_five_word_window_rows_only(tmp_path):
     """Che et al.'s 53.8 is their 5-word window (LMC-1): an 8-word-window row (LMC-2) that scores
     higher is not taken for it. A ledger row without model_args gets them from its command."""
