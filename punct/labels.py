@@ -5,7 +5,10 @@ the only place that lists the labels; everything else imports them from here.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    import numpy as np
 
 O = "O"
 COMMA = "COMMA"
@@ -82,6 +85,17 @@ def mark_weight_vector(mark_weights: Mapping[str, float] | None) -> tuple[float,
     if not mark_weights or all(float(v) == 1.0 for v in mark_weights.values()):
         return None
     return tuple(float(mark_weights.get(lab, 1.0)) for lab in LABELS)
+
+
+def mark_offset(mark_weights: Mapping[str, float] | None) -> "np.ndarray | None":
+    """The log-odds correction of a model trained with ``mark_weights`` (TrainConfig): -log w
+    of each mark's weight (O and unweighted marks 0), added to its logits at inference so
+    that its decisions and posteriors follow the data's rates, which a loss weighted w
+    times inflated by w in odds; None when every weight is 1."""
+    import numpy as np
+
+    w = mark_weight_vector(mark_weights)
+    return None if w is None else -np.log(np.array(w, dtype=np.float32))
 
 
 def stronger(a: str, b: str) -> str:

@@ -23,14 +23,13 @@ from typing import Callable, NamedTuple, Sequence
 from punct import editdist
 from punct.editdist import DEL, INS, MATCH, SUB, align_ids
 from punct.labels import O, stronger
-from punct.textnorm import CLITICS  # tokens joined to the word before them for matching (we 're = we're)
+from punct.textnorm import CLITICS, straight_apostrophes  # CLITICS: joined to the word before them for matching (we 're = we're)
 from punct.words import Word
 
 __all__ = ["CLITICS", "DEL", "INS", "MATCH", "SUB", "AlignOp", "Alignment", "TransferStats", "align", "align_ids",
            "edit_distance", "exact_word_errors", "normalize_word", "transfer_marks", "transfer_marks_lost"]
 
 
-_APOS_RE = re.compile(r"[\u2018\u2019\u02bc`\u00b4]")
 _EDGE_RE = re.compile(r"^\W+|\W+$")
 _ABBREV_DOT_RE = re.compile(r"(?<=[^\W\d_])\.(?=[^\W\d_]|$)")
 
@@ -43,7 +42,7 @@ def normalize_word(word: str) -> str:
     (``p.m.`` is ``pm``; ``4.1`` stays). A token that is nothing but symbols
     (``&``, ``/``) keys as itself.
     """
-    w = _APOS_RE.sub("'", word).lower()
+    w = straight_apostrophes(word).lower()
     core = _EDGE_RE.sub("", w)
     if not core:
         return w
@@ -125,7 +124,7 @@ def _units(words: Sequence[str], normalize: Callable[[str], str], join_clitics: 
     for i, w in enumerate(words):
         is_clitic = clitic.get(w)
         if is_clitic is None:
-            is_clitic = clitic[w] = _APOS_RE.sub("'", w).lower() in CLITICS
+            is_clitic = clitic[w] = straight_apostrophes(w).lower() in CLITICS
         if join_clitics and spans and is_clitic:
             spans[-1] = (spans[-1][0], i + 1)
             raw[-1] += w

@@ -76,7 +76,7 @@ def load_model(path: str | Path):
     model.load_state_dict(ck["state_dict"])
     model.eval()
     model.punct_inputs = inputs
-    from punct.engine.infer import mark_offset
+    from punct.labels import mark_offset
 
     model.punct_logit_offset = mark_offset((ck.get("train_config") or {}).get("mark_weights"))
     if hasattr(model, "set_stage1_marks"):  # a second stage's fallback decides as its stage one

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from punct.errors import PunctError
-from punct.labels import CASES, LABELS, MARK_LABELS, PERIOD, QUESTION, SENTENCE_END, label_id, mark_weight_vector
+from punct.labels import CASES, LABELS, MARK_LABELS, PERIOD, QUESTION, SENTENCE_END, label_id
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,17 +67,6 @@ def accept_count(pred: Sequence[int], at_end: bool) -> int:
 
 
 # ----------------------------------------------------------------------------- batches
-
-def mark_offset(mark_weights: dict | None) -> "np.ndarray | None":
-    """The log-odds correction of a model trained with ``mark_weights`` (TrainConfig): -log w
-    of each mark's weight (O and unweighted marks 0), added to its logits at inference so
-    that its decisions and posteriors follow the data's rates, which a loss weighted w
-    times inflated by w in odds; None when every weight is 1."""
-    import numpy as np
-
-    w = mark_weight_vector(mark_weights)
-    return None if w is None else -np.log(np.array(w, dtype=np.float32))
-
 
 class Batch:
     """The logits of one batch of windows, and what is read from them on demand: labels for
@@ -126,7 +115,7 @@ def run_batch(model, wins: Sequence[Sequence[int]], feats: Sequence | None = Non
         fw = np.zeros((len(wins), T, np.asarray(feats[0]).shape[1]), dtype=np.float32)
         for r, f in enumerate(feats):
             fw[r, : len(f)] = f
-    offset = getattr(model, "punct_logit_offset", None)  # mark_offset of the model's training
+    offset = getattr(model, "punct_logit_offset", None)  # punct.labels.mark_offset of the model's training
     if hasattr(model, "session"):  # an ONNX graph
         logits, case_logits = model.run(_padded_ids(wins, T), lengths, fw)
         if case and case_logits is None:

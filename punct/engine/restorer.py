@@ -135,8 +135,8 @@ class Restorer:
             toks = [UNK]
         elif known and t in self.vocab:
             toks = [t]
-        elif known and straight_apostrophes(t) in self.vocab:  # don’t: the model's don't
-            toks = [straight_apostrophes(t)]
+        elif known and (straight := straight_apostrophes(t)) in self.vocab:  # don’t: the model's don't
+            toks = [straight]
         else:
             toks = [x.text for x in tokenize_punctuated(key)] or [t]
         hit = (toks, list(self.vocab.encode(toks)))

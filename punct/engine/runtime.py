@@ -168,7 +168,7 @@ class OnnxModel:
         #: the graph's second output is the case head's logits (punct.labels.CASES)
         self.case_head = bool(meta.get("case_head"))
         self.mixed_spellings = dict(meta.get("mixed_spellings") or {})
-        from punct.engine.infer import mark_offset
+        from punct.labels import mark_offset
 
         #: the log-odds correction of a model trained with mark_weights (punct.engine.infer.run_batch)
         self.punct_logit_offset = mark_offset(meta.get("mark_weights"))

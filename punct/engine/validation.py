@@ -40,7 +40,7 @@ def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=Non
     """(perplexity, overall mark F1 in percent) of ``model`` on the loss words of ``slices``
     (the first ``limit`` slices if > 0); ``inputs`` is the featurizer (default: word ids).
     With ``world`` > 1 every rank scores its share of the batches and the counts are gathered.
-    The model's ``punct_logit_offset`` (punct.engine.infer.mark_offset), if any, is added to
+    The model's ``punct_logit_offset`` (punct.labels.mark_offset), if any, is added to
     the logits, as decoding adds it."""
     inputs = inputs if inputs is not None else _IdsOnly()
     offset = getattr(model, "punct_logit_offset", None)
@@ -112,7 +112,7 @@ def validator(cfg: TrainConfig, model: torch.nn.Module, valid_sl: Slices, inputs
               rank: int = 0, world: int = 1) -> Callable[[], tuple[float, float]]:
     """The validation of every epoch: () -> (perplexity on the slices, overall mark F1 on the
     slices or, with ``whole``, on the utterances decoded whole); leaves the model in train mode."""
-    from punct.engine.infer import mark_offset
+    from punct.labels import mark_offset
 
     # a model trained with mark_weights is validated as it will decode: with their odds taken out
     # (read by evaluate and by run_batch, which decodes the whole utterances)

@@ -91,16 +91,16 @@ class TwoStage(nn.Module):
         self.out = nn.Linear(hidden_size, len(LABELS))
 
     # -- stage one ------------------------------------------------------------
-    #: stage one's log-odds correction when it trained with mark_weights (-log w per label,
-    #: as punct.engine.infer.mark_offset): the fallback takes its decisions as it decodes alone
+    #: stage one's log-odds correction when it trained with mark_weights (punct.labels.mark_offset,
+    #: as decoding applies it): the fallback takes its decisions as stage one decodes alone
     stage1_offset: torch.Tensor | None = None
 
     def set_stage1_marks(self, stage1_train_config: dict | None) -> None:
         """Take stage one's ``mark_weights`` (from its training config) out of its fallback logits."""
-        from punct.labels import mark_weight_vector
+        from punct.labels import mark_offset
 
-        w = mark_weight_vector((stage1_train_config or {}).get("mark_weights"))
-        self.stage1_offset = None if w is None else -torch.log(torch.tensor(w, dtype=torch.float32))
+        off = mark_offset((stage1_train_config or {}).get("mark_weights"))
+        self.stage1_offset = None if off is None else torch.from_numpy(off)
 
     def load_stage1(self, state_dict: dict) -> None:
         """Copy a stage-one checkpoint's weights into ``stage1``."""

@@ -159,7 +159,7 @@ def test_a_model_trained_with_mark_weights_decodes_with_their_odds_taken_out(tbr
     """load_model gives a model trained with mark_weights {QUESTION: 4} the offset -log 4 on the
     question logit: its posteriors are the raw ones with the question's odds divided by 4."""
     from punct.engine import checkpoint as ckpt
-    from punct.engine.infer import mark_offset
+    from punct.labels import mark_offset
     from punct.engine.vocab import Vocabulary
 
     assert mark_offset(None) is None and mark_offset({"QUESTION": 1.0}) is None
