@@ -489,49 +489,6 @@ def test_one_file_per_recording(tiny, tmp_path):
         if line.startswith(("call2 ", ";; punct-mark call2 "))]
 
 
-def test_capitalize_gives_sentence_case_to_lower_case_words_only():
-    from punct.restore import capitalize
-
-    def w(text, label="O", written=None):
-        return Word(text, label, written=written)
-
-    one = [w("so"), w("i", "COMMA"), w("think", "PERIOD"), w("iphone", written="iPhone"), w("sales", "QUESTION"),
-           w("good", written="GOOD"), w("i'm", "PERIOD"), w("'cause"), w("2020", "PERIOD")]
-    two = [w("and", "COMMA"), w("i'll", "O"), w("go", "O")]
-    assert capitalize([one, two]) == 5
-    assert [x.written or x.text for x in one + two] == [
-        "So", "I", "think", "iPhone", "sales", "GOOD", "I'm", "'cause", "2020", "And", "I'll", "go"]
-    assert [x.text for x in one][:2] == ["so", "i"]  # what models and scorers read stays lower case
-    assert capitalize([one, two]) == 0  # a second pass changes nothing
-
-
-def test_capitalize_the_pronoun_written_with_a_curly_apostrophe():
-    """i\u2019m and i\u2019ll, as typed text writes them, are the pronoun I too (they stayed lower case)."""
-    from punct.restore import capitalize
-
-    words = [Word("so"), Word("i\u2019m"), Word("here", "COMMA"), Word("i\u2019ll"), Word("go", "PERIOD")]
-    assert capitalize([words]) == 3
-    assert [x.written or x.text for x in words] == ["So", "I\u2019m", "here", "I\u2019ll", "go"]
-
-
-def test_capitalize_lowers_an_all_caps_input_first():
-    from punct.restore import all_caps, capitalize
-
-    def w(text, label="O"):
-        return Word(text.lower(), label, written=text)
-
-    one = [w("LADIES"), w("AND"), w("GENTLEMEN", "COMMA"), w("I'M"), w("GRAIL'S"), w("CEO", "PERIOD"), w("Q3")]
-    two = [w("2020", "PERIOD"), w("I")]
-    assert all_caps([one, two])
-    assert capitalize([one, two]) == 6  # Q3 (a sentence start) and I come back as they were
-    assert [x.written for x in one + two] == ["Ladies", "and", "gentlemen", "I'm", "grail's", "ceo", "Q3", "2020", "I"]
-    assert capitalize([one, two]) == 0
-    # one lower-case letter anywhere: the capitals are the input's own and stay
-    mixed = [[w("GOOD"), w("morning", "PERIOD"), w("NASA")]]
-    assert not all_caps(mixed) and capitalize(mixed) == 0
-    assert not all_caps([[w("2020"), w("42")]]) and not all_caps([[]])
-
-
 def test_capitalize_option_of_the_command(tiny, tmp_path, capsys):
     from punct.bin.restore import main
 
