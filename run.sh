@@ -27,6 +27,7 @@ models=""
 decode_sets=""
 train_overrides=""
 train_nproc=1
+time_budget=""
 data_root=data
 exp_root=exp
 results=RESULTS.md
@@ -48,6 +49,9 @@ Options (Kaldi style, '--name value'):
                      corpus's test sets; e.g. its validation set, decoded whole: 'dev2012')
   --train-overrides 'K=V ...'  config overrides for every model trained in stages 6
                      and 7, after the recipe's own (e.g. 'threads=1 max_epochs=3')
+  --time-budget T    wall time each training of stages 6 and 7 may take (seconds, or 2h30m):
+                     it stops in time to validate and save, a rerun goes on from there
+                     (a model with a state file in models/ writes it back: the accurate tier)
   --train-nproc N    training processes per model (default: $train_nproc); N > 1 trains
                      data-parallel (torchrun, gloo): every rank takes 1/N of each batch
                      and threads/N of the config's threads, the update is unchanged

@@ -31,8 +31,13 @@ train_model() {
   log "stage $st: train $name ($config): $train -> $dir/best.pt; log: $dir/log/train.log"
   # shellcheck disable=SC2086  # the user's overrides are words
   $train_cmd "$dir/log/train.log" "${trainer[@]}" --config "$config" --train "$train" --valid "$valid" \
-    --exp "$dir" "$@" $train_overrides || fail_with_log "$dir/log/train.log" "training $name failed"
-  touch "$dir/.done"
+    --exp "$dir" "$@" $train_overrides ${time_budget:+--time-budget "$time_budget"} \
+    || fail_with_log "$dir/log/train.log" "training $name failed"
+  if [ -f "$dir/train_done.json" ]; then
+    touch "$dir/.done"
+  else  # --time-budget ended it before its schedule did: the next run goes on
+    log "stage $st: train $name: the time budget is spent before the schedule's end; rerun the same command to go on"
+  fi
 }
 
 # decode_model STAGE NAME DIR SETDIR INPUT... -- MODEL_OPTION...: decode the data directory

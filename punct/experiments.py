@@ -24,11 +24,11 @@ FILE_NAME = "experiments.yaml"
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _TOP_KEYS = {"sets", "paper_targets", "experiments"}
 _SET_KEYS = {"train", "valid", "test", "reference"}
-_ENTRY_KEYS = {"stage", "config", "train", "valid", "overrides", "warm_start", "warm_start_missing", "test",
+_ENTRY_KEYS = {"stage", "config", "train", "valid", "overrides", "warm_start", "warm_start_missing", "test", "state",
                "ensemble", "weights", "bias", "joint", "hook", "needs"}
 #: what each kind of entry may hold besides ``stage``
 _KIND_KEYS = {
-    "train": {"config", "train", "valid", "overrides", "warm_start", "warm_start_missing", "test"},
+    "train": {"config", "train", "valid", "overrides", "warm_start", "warm_start_missing", "test", "state"},
     "ensemble": {"ensemble", "weights", "bias"},
     "joint": {"joint", "test"},
     "hook": {"hook", "needs"},
@@ -74,6 +74,9 @@ class Experiment:
     acoustic: str | None = None
     hook: str | None = None
     needs: tuple[str, ...] = ()
+    #: a state file in the repository (punct.engine.carry) that the training resumes from and
+    #: writes back: a run longer than a machine's life, carried in git
+    state: str | None = None
 
     def override_words(self) -> list[str]:
         """The overrides as the trainer's KEY=VALUE arguments."""
@@ -308,8 +311,14 @@ def _entry(c: _Checker, name: str, spec: Any, sets: Sets, done: dict[str, Experi
     test = c.names(spec["test"], at + ("test",)) if "test" in spec else ()
     if test and stage != 7:
         raise c.fail(at + ("test",), "only a stage 7 entry names its own test sets (stages 8 and 9 use sets.test)")
+    state = spec.get("state")
+    if state is not None and (not isinstance(state, str) or not state.startswith("models/") or ".." in state
+                              or not state.endswith(".pt")):
+        raise c.fail(at + ("state",), f"expected a .pt file under models/, found {state!r}")
+    if state is not None and warm is not None:
+        raise c.fail(at + ("state",), "a run carried in a state file starts from its own file, not a warm start")
     return Experiment(name, kind, stage, config=config, train=train, valid=valid, overrides=tuple(overrides),
-                      warm_start=warm, warm_start_missing=missing, test=test)
+                      warm_start=warm, warm_start_missing=missing, test=test, state=state)
 
 
 def recipe_path(corpus: str, recipes: Path | None = None) -> Path:

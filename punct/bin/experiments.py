@@ -78,6 +78,8 @@ def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root:
                         continue
                     v["needs"] = [src]
                     args = [f"init_from={src}"] + args
+                if e.state:
+                    args = ["--state", e.state] + args
                 v["args"] = args
             else:
                 v.update(needs=[f"{v['dir']}/best.pt"], args=["--model", f"{v['dir']}/best.pt"])

@@ -38,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--valid", help="validation data directory (text + labels); required unless --stop")
     p.add_argument("--exp", required=True, help="experiment directory (created; resumed if it holds checkpoint.pt)")
     p.add_argument("--max-epochs", type=at_least(1, 1_000_000), default=None, help="override max_epochs")
+    p.add_argument("--state", metavar="FILE",
+                   help="a state file carried in git (models/accurate/tagger.pt): resume from it when it is further "
+                        "along than --exp, write it back after every epoch and at the end (punct.engine.carry)")
+    p.add_argument("--time-budget", metavar="DURATION", type=duration, default=None,
+                   help="wall time this call may take (e.g. 9000, 150m, 2h30m): training stops in time to "
+                        "validate and save, and a rerun continues")
     p.add_argument("--stop", action="store_true",
                    help="do not train: ask the training in --exp to end at its next epoch boundary (writes EXP/stop)")
     p.add_argument("--why", default="", help="with --stop: the reason, recorded in train_done.json")
@@ -46,9 +52,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def duration(text: str) -> float:
+    """Seconds of a duration written as seconds (9000) or with units (2h30m, 150m, 45s)."""
+    import re
+
+    m = re.fullmatch(r"\s*(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s?)?\s*", text)
+    if not text.strip() or m is None or not any(m.groups()):
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (seconds, or e.g. 2h30m, 150m)")
+    h, mi, sec = (float(g) if g else 0.0 for g in m.groups())
+    total = 3600 * h + 60 * mi + sec
+    if total <= 0:
+        raise argparse.ArgumentTypeError(f"a time budget must be positive, got {text!r}")
+    return total
+
+
 def _main(args: argparse.Namespace) -> int:
     if args.stop:
-        if args.config or args.train or args.valid or args.overrides or args.max_epochs is not None:
+        if args.config or args.train or args.valid or args.overrides or args.max_epochs is not None \
+                or args.state or args.time_budget:
             raise PunctError("--stop takes only --exp and --why")
         from punct.engine.expdir import request_stop
 
@@ -75,7 +96,7 @@ def _main(args: argparse.Namespace) -> int:
 
     command = "python -m punct.bin.train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
-        train(cfg, args.train, args.valid, args.exp, command=command)
+        train(cfg, args.train, args.valid, args.exp, command=command, state=args.state, time_budget=args.time_budget)
     finally:
         # a torchrun rank leaves the gloo group before exiting: left to interpreter shutdown, its
         # threads were destroyed while still joinable and a rank aborted (SIGABRT) now and then

@@ -39,6 +39,9 @@ class TrainConfig:
     #: lr_schedule plateau: the factor applied to the rate after an epoch without improvement
     lr_decay: float = 0.5
     warmup_steps: int = 0
+    #: a resume without the optimizer's moments (a state file that could not hold them,
+    #: punct.engine.carry): the rate ramps up from 0 over this many steps, then follows the schedule
+    rewarm_steps: int = 20
     #: keep the models of the N best epochs (by select_by) in ``epochs/`` and, when training
     #: ends, average their weights; the average replaces best.pt when it validates better
     #: (checkpoint averaging, as speech toolkits do; 0 = off, else at least 2)
@@ -169,7 +172,7 @@ class TrainConfig:
             raise ValueError(f"loss_reduction must be mean or sum, got {self.loss_reduction!r}")
         if self.average_best < 0 or self.average_best == 1:
             raise ValueError(f"average_best must be 0 (off) or at least 2 (epochs to average), got {self.average_best}")
-        for name in ("warmup_steps", "epoch_slices", "valid_slices"):
+        for name in ("warmup_steps", "rewarm_steps", "epoch_slices", "valid_slices"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
         if self.valid_decode not in ("slices", "whole"):

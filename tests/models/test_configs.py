@@ -35,7 +35,7 @@ TINY: dict[str, list[str]] = {
                       "pretrained_embeddings=hash-8d"],
     "lmc": ["model_args.vectors=hash-8d", "model_args.hidden=[16,16]"],
     "transformer_tagger": ["model_args.num_layers=1", "model_args.max_length=16", "model_args.overlap=4",
-                           "model_args.freeze_layers=0"],
+                           "model_args.freeze_layers=0", "model_args.lora_layers=0"],
     "char_delay_lstm": ["model_args.hidden_size=8", "model_args.embedding_dim=4", "model_args.delay=3"],
     "char_ngram_lstm": ["model_args.hidden_size=8", "model_args.embedding_dim=4", "model_args.buckets=64"],
     "char_cnn_highway": ["model_args.hidden_size=8", "model_args.embedding_dim=4", "model_args.filters=4"],
@@ -140,10 +140,11 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
     # the acoustic and fusion models need word times (recipes/earnings, stage 7)
     acoustic = {"tlstm_p.yaml", "ta_brnn.yaml", "ta_brnn_p.yaml", "ta_lstm.yaml", "ta_lstm_p.yaml", "ta_mpnet_p.yaml", "che_pause.yaml",
                 "che_ppe.yaml"}
-    # conf/default.yaml is the shipped default model, conf/mpnet.yaml the accurate tier and
+    # conf/default.yaml is the shipped default model, conf/accurate.yaml the accurate tier (conf/mpnet.yaml its
+    # fully fine-tuned form) and
     # conf/student.yaml the general default distilled from it, trained by recipes/earnings
     assert {Path(e.config).name for e in trained} == ({p.name for p in CONFS} - {"transformer_top2.yaml", "default.yaml",
-                                                                                 "mpnet.yaml", "student.yaml"} - acoustic)
+                                                                                 "mpnet.yaml", "accurate.yaml", "student.yaml"} - acoustic)
 
 
 def _iwslt2011_text_experiments(repo_root, exp_root):

@@ -1,0 +1,126 @@
+"""A training run carried across machines in one small file (``--state``, kept in git).
+
+A run whose model saves only its trained part (a tagger with ``adapter: lora``) can keep
+that part and its resume record in a file of a few MB, ``models/accurate/tagger.pt``: the
+machine and its ``exp/`` may be gone at the next session, the file is in the repository.
+The file is a punct checkpoint (punct.engine.checkpoint; a model ``punct restore`` reads
+as it is) with the run's ``progress`` (schedule position, words seen, validation history),
+its RNG state and the hash of its config; Adam's moments too when the whole file stays
+under ``STATE_MAX_BYTES``, else they are dropped and the resumed run re-warms its rate
+over ``rewarm_steps`` steps (the schedule itself goes on where it was).
+
+The data order is a function of the seed and the epoch (punct.engine.train._Run.batches):
+the record's epoch and batch say which slices come next, so a resume neither repeats nor
+skips any. ``STATE_JSON`` beside the file is the same record in readable form.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from punct.config import to_dict
+from punct.engine import checkpoint as ckpt
+from punct.errors import PunctError
+from punct.fsutil import atomic_write
+
+log = logging.getLogger(__name__)
+
+#: the most a state file may weigh: each commit of it adds at most this much to the history
+STATE_MAX_BYTES = 8_000_000
+#: the readable record written beside a state file FILE: FILE with this suffix
+STATE_JSON = ".json"
+#: config keys that do not change what is learnt (a resume on another machine may differ)
+_NOT_HASHED = ("threads", "checkpoint_minutes", "valid_batch_size", "precision")
+
+
+def config_hash(train_config: dict[str, Any]) -> str:
+    """A short digest of the resolved config that decides what a run learns."""
+    keep = {k: v for k, v in train_config.items() if k not in _NOT_HASHED}
+    blob = json.dumps(keep, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def readable_record(ck: dict[str, Any]) -> dict[str, Any]:
+    """What a person reads of a state file: where its run stands and how it got there."""
+    prog = ck["progress"]
+    return {"config_hash": ck.get("config_hash"), "command": ck.get("resume_command"),
+            "epoch": prog["epoch"], "batch": prog["batch"], "step": prog.get("step", 0),
+            "words_seen": prog.get("words_seen", 0), "train_seconds": round(prog.get("seconds_total", 0.0), 1),
+            "seed": (ck.get("train_config") or {}).get("seed"),
+            "data_order": "epoch E: the first epoch_slices slices of numpy default_rng([seed, E]).permutation, "
+                          "in batches of batch_size; 'batch' is the next one",
+            "optimizer_moments": "optimizer" in ck, "trained_parameters": _numel(ck["state_dict"]),
+            "validation": prog.get("valid_curve", []), "history": prog.get("history", [])}
+
+
+def _numel(sd: dict[str, Any]) -> int:
+    return sum(v.numel() for v in sd.values() if isinstance(v, torch.Tensor))
+
+
+def write_state(path: str | Path, payload: dict[str, Any], optimizer: dict[str, Any] | None) -> bool:
+    """Write the state file ``path`` and its readable record, atomically; the optimizer's
+    moments go in only if the file stays under STATE_MAX_BYTES. Returns whether they did."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = dict(payload, config_hash=config_hash(payload["train_config"]))
+    kept = False
+    if optimizer is not None:
+        with_opt = dict(payload, optimizer=optimizer)
+        if _size(with_opt) <= STATE_MAX_BYTES:
+            payload, kept = with_opt, True
+    size = _size(payload)
+    if size > STATE_MAX_BYTES:
+        raise PunctError(f"the trained part is {size / 1e6:.1f} MB, over the {STATE_MAX_BYTES / 1e6:.0f} MB a state "
+                         "file may hold (a model with adapter: lora saves only what it trains)", path)
+    ckpt.save(path, payload)
+    with atomic_write(path.with_suffix(path.suffix + STATE_JSON)) as f:
+        json.dump(readable_record(payload), f, indent=1, default=_json_default)
+        f.write("\n")
+    log.info("state %s: %.1f MB, epoch %d batch %d, %d words seen%s", path, path.stat().st_size / 1e6,
+             payload["progress"]["epoch"] + 1, payload["progress"]["batch"], payload["progress"].get("words_seen", 0),
+             "" if kept else " (optimizer moments left out: a resume re-warms)")
+    return kept
+
+
+def _json_default(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return str(x)
+
+
+def _size(payload: dict[str, Any]) -> int:
+    import io
+
+    buf = io.BytesIO()
+    torch.save(dict(payload, format=ckpt.FORMAT), buf)
+    return buf.tell()
+
+
+def read_state(path: str | Path, cfg, model_args: dict[str, Any], ck: dict[str, Any] | None = None
+               ) -> dict[str, Any]:
+    """The state file ``path`` (``ck``, when it is read already) as a checkpoint to resume
+    (punct.engine.start), after checking that it is one and that this config is the one it
+    was trained with."""
+    path = Path(path)
+    ck = ckpt.load(path) if ck is None else ck
+    if "progress" not in ck:
+        raise PunctError("not a training state file (no progress record; a best.pt?)", path)
+    now = config_hash(dict(to_dict(cfg), model_args=model_args))
+    if ck.get("config_hash") != now:
+        from punct.engine.expdir import check_resume
+
+        check_resume(ck["train_config"], cfg, model_args, path)  # names the key when it can
+        raise PunctError(f"cannot resume: the config's hash is {now}, the state's {ck.get('config_hash')} "
+                         "(the config changed; start another state file)", path)
+    return ck
+
+
+def newer(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether progress record ``a`` is further along than ``b``."""
+    return (a["epoch"], a["batch"]) > (b["epoch"], b["batch"])
