@@ -55,6 +55,8 @@ def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root:
     tag = f"_{exp_tag}" if exp_tag else ""
 
     def best(name: str) -> str:  # a warm start's or member's model: the directory as named, no tag
+        if "/" not in name and recipe.get(name).state:  # a run carried in git: its state file is its model
+            return recipe.get(name).state
         return f"{exp_root}/{name}/best.pt" if "/" in name else f"{exp}/{name}/best.pt"
 
     lines = []
@@ -82,7 +84,8 @@ def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root:
                     args = ["--state", e.state] + args
                 v["args"] = args
             else:
-                v.update(needs=[f"{v['dir']}/best.pt"], args=["--model", f"{v['dir']}/best.pt"])
+                model = e.state or f"{v['dir']}/best.pt"  # a carried run decodes as it ships: its state file
+                v.update(needs=[model], args=["--model", model])
         elif e.kind == "ensemble":
             members = [best(m) for m in e.members]
             v.update(needs=members, valid=f"{data}/{recipe.sets.valid}")
@@ -106,7 +109,7 @@ def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root:
                      tests=list(e.test))
             v.update(lexical=e.lexical, acoustic=e.acoustic, systems=[f"{exp}/joint1_{pair}", f"{exp}/joint2_{pair}"])
         else:
-            v.update(hook=e.hook or "", needs=[f"{exp}/{n}{tag}/best.pt" for n in e.needs])
+            v.update(hook=e.hook or "", needs=[recipe.get(n).state or f"{exp}/{n}{tag}/best.pt" for n in e.needs])
         lines.append(_assign(**v))
     return lines
 
