@@ -33,6 +33,7 @@ from punct.config import to_dict
 from punct.engine import checkpoint as ckpt
 from punct.engine import signals
 from punct.engine.averaging import average_snapshots, best_snapshots, keep_snapshot, prune_snapshots, seed_snapshots
+from punct.engine.budget import BudgetedRun
 from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
 from punct.engine.expdir import STOP_FILE, one_training, stop_requested, write_done, write_log, write_run_files
@@ -41,7 +42,7 @@ from punct.engine.loss import Distill, label_weights_of, loss_sum_of, map_target
 from punct.engine.optim import halving_step, load_optimizer_state, lr_at, make_optimizer, plateau_step
 from punct.engine.parallel import dist_info, dist_step, rank_logging
 from punct.engine.start import RunKind, check_teacher, model_of, starting_point
-from punct.engine.validation import WholeValidation, improves, validator
+from punct.engine.validation import LAST_BY_MARK, WholeValidation, improves, validator
 from punct.errors import PunctError
 from punct.labels import LABELS
 from punct.models import get_model_class, resolved_model_args
@@ -178,7 +179,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     return run.train()
 
 
-class _Run:
+class _Run(BudgetedRun):
     """An SGD run from the moment its model and optimizer are ready: the epochs, their batches,
     validation, checkpoints and ``best.pt``, and the end of training. ``prog`` (the progress
     record of checkpoint.pt) is the state a resume restores."""
@@ -210,41 +211,13 @@ class _Run:
             ckpt.save(self.ck_path, dict(self.payload(), optimizer=self.opt.state_dict(), progress=self.prog,
                                          rng=torch.get_rng_state()))
 
-    def save_state(self) -> None:
-        """Write the state file (``state``) from where the run stands, if it carries one."""
-        if self.main and self.state is not None:
-            from punct.engine.carry import write_state
-
-            write_state(self.state, dict(self.payload(), progress=self.prog, rng=torch.get_rng_state(),
-                                         resume_command=self.command), self.opt.state_dict())
-
-    def timed_validate(self) -> tuple[float, float]:
-        """``validate()``, timed (the time budget keeps room for the next one)."""
-        t = time.monotonic()
-        out = self.validate()
-        self.valid_seconds = time.monotonic() - t
-        return out
-
     def note_validation(self, ppl: float, f1: float, partial: bool) -> None:
         """A point of the validation curve against the words seen (the state file's record)."""
         self.prog.setdefault("valid_curve", []).append(
             {"words_seen": self.prog.get("words_seen", 0), "step": self.prog.get("step", 0),
              "epoch": self.prog["epoch"] + (0 if partial else 1), "batch": self.prog["batch"],
-             "valid_ppl": round(ppl, 4), "valid_f1": round(f1, 2), "partial_epoch": partial})
-
-    def out_of_time(self, step_seconds: float) -> bool:
-        """Whether another step would leave too little of the time budget to validate and save:
-        the last validation's time (or, before one, the validation words at three times the
-        training speed, as a forward pass costs about a third of a step), a quarter more, a
-        step and half a minute for the files."""
-        if self.deadline is None:
-            return False
-        valid = self.valid_seconds
-        if valid is None:
-            if self.prog["seconds"] <= 0:
-                return False  # no step timed yet: the first one tells the speed
-            valid = self.valid_words / (3.0 * max(1.0, self.prog["words"] / self.prog["seconds"]))
-        return time.monotonic() + 1.25 * valid + step_seconds + self.save_seconds > self.deadline
+             "valid_ppl": round(ppl, 4), "valid_f1": round(f1, 2), "partial_epoch": partial,
+             "by_mark": {m: c["f1"] for m, c in LAST_BY_MARK.items()}})
 
     def save_best(self, epoch: int, ppl: float, f1: float) -> None:
         if self.main:
@@ -303,27 +276,6 @@ class _Run:
                                       "rerun the same command to finish from this checkpoint", self.ck_path, signum,
                                       quiet=not self.main)
         return self.finish(stop_reason)
-
-    def end_of_budget(self, got) -> dict[str, Any]:
-        """The time budget is spent: validate where the run stands (inside an epoch, most
-        likely), save the checkpoint and the state file; a rerun trains on from there."""
-        prog = self.prog
-        if self.trained_now:
-            ppl, f1 = self.timed_validate()
-            self.model.train()
-            self.note_validation(ppl, f1, partial=prog["batch"] > 0)
-            log.info("time budget: stopped at epoch %d, batch %d, %d words seen; valid ppl %.4f, valid F1 %.1f",
-                     prog["epoch"] + 1, prog["batch"], prog.get("words_seen", 0), ppl, f1)
-        else:
-            log.info("time budget: too little of it left to train a step and validate; nothing done")
-        self.save_checkpoint()
-        self.save_state()
-        prog["stopped"] = "time budget"
-        signum = got.agreed(self.world)
-        if signum:
-            raise signals.Interrupted(f"training stopped by {signals.signal_name(signum)}; rerun the same command to "
-                                      "resume", self.ck_path, signum, quiet=not self.main)
-        return prog
 
     def batches(self, epoch: int) -> list[np.ndarray]:
         """The batches of slice indices of ``epoch``, the same in every run with the seed."""

@@ -22,12 +22,21 @@ from punct.labels import LABELS, label_id
 log = logging.getLogger(__name__)
 
 
+#: each mark's F1 (None: neither predicted nor in the reference) and counts in the latest
+#: ``mark_f1``: the progress record keeps them beside the overall F1 (punct.engine.train)
+LAST_BY_MARK: dict[str, dict[str, Any]] = {}
+
+
 def mark_f1(ref: list[str], hyp: list[str]) -> float:
     """Overall F1 (percent) of the marks, as punct.score counts it; each mark's F1 and its
-    predicted/reference counts go to the log (a rare mark that is never predicted shows)."""
+    predicted/reference counts go to the log (a rare mark that is never predicted shows)
+    and to LAST_BY_MARK."""
     from punct.score import score_labels
 
     report = score_labels(ref, hyp)
+    LAST_BY_MARK.clear()
+    LAST_BY_MARK.update({m: {"f1": None if c.f1 is None else round(float(c.f1), 2), "predicted": c.tp + c.fp,
+                             "reference": c.tp + c.fn} for m, c in report.per_class.items()})
     log.info("validation F1 by mark: %s", ", ".join(
         f"{m} {'-' if c.f1 is None else format(c.f1, '.1f')} ({c.tp + c.fp} predicted, {c.tp + c.fn} in the reference)"
         for m, c in report.per_class.items()))

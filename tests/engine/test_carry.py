@@ -54,7 +54,9 @@ def test_the_state_holds_only_the_trained_part_and_loads_as_a_model(tiny_mpnet, 
     assert record["config_hash"] == ckpt.load(st)["config_hash"]
     # the file is a model: punct restore loads it (the encoder from its own file, the rest from here)
     model, _, ck = load_model(st)
-    assert all(torch.equal(model.state_dict()[k], v) for k, v in sd.items())
+    heads = {k: v for k, v in sd.items() if k.startswith(("out.", "case_out."))}
+    assert heads and all(torch.equal(model.state_dict()[k], v) for k, v in heads.items())
+    assert not any("lora_" in n for n, _ in model.named_parameters())  # merged into the encoder for decoding
     # the best.pt of the experiment directory is as small: the encoder is never saved
     assert set(trained_part(tmp_path / "exp" / "best.pt")) == set(sd)
 
