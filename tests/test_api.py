@@ -131,3 +131,22 @@ def test_punct_restore_is_the_module_and_the_function_whichever_comes_first():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().replace(",", "").replace(".", "").lower() == "yes no"
     assert out.stderr == ""  # a library logs nothing unless the application asks
+
+
+def test_the_readme_s_restore_examples_print_what_they_say():
+    """Each ``punct.restore(...)  # 'result'`` line of the README's Python section, run on the
+    shipped default, gives the result its comment shows."""
+    import ast
+    import re
+    from pathlib import Path
+
+    import punct
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r"^(punct\.restore\(.*\))\s+# ('.*')$", readme, flags=re.M)
+    assert len(found) >= 2
+    for call, shown in found:
+        args = ast.parse(call, mode="eval").body
+        text = ast.literal_eval(args.args[0])
+        kw = {k.arg: ast.literal_eval(k.value) for k in args.keywords}
+        assert punct.restore(text, **kw) == ast.literal_eval(shown), call

@@ -243,3 +243,20 @@ def test_datadir_output_without_an_input_directory_carries_nothing(tmp_path):
     write_output(utts, tmp_path / "out", "datadir")
     assert sorted(p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith(".")) == \
         ["labels", "spk2utt", "text", "utt2spk"]
+
+
+def test_datadir_output_reruns_into_its_own_folder_and_refuses_a_foreign_one(tmp_path):
+    from punct.errors import PunctError
+
+    utts = restored(kaldi_dir(tmp_path / "in"))
+    out = tmp_path / "out"
+    write_output(utts, out, "datadir")
+    utts[0].words[0].label = "O"
+    write_output(utts, out, "datadir")  # a rerun replaces punct's own output (its .punct-output)
+    assert (out / "labels").read_text().splitlines()[0] == "spk1-call-1 O O O PERIOD"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me\n")
+    with pytest.raises(PunctError, match="not an output of this command"):
+        write_output(utts, mine, "datadir")
+    assert (mine / "notes.txt").read_text() == "keep me\n" and len(list(mine.iterdir())) == 1

@@ -263,6 +263,33 @@ def test_datadir_with_segments_ctm(tiny, tmp_path):
         [("s-1", ["good", "morning"]), ("s-2", ["thank", "you"])]
 
 
+def test_datadir_reco2file_and_channel_gives_the_ctm_its_file_and_channel(tiny, tmp_path):
+    model_path, _, _ = tiny
+    d = tmp_path / "swb"
+    d.mkdir()
+    # Switchboard-style: one recording per side of a call, both in file sw02001
+    (d / "segments").write_text("sw02001-A-1 sw02001-A 0.5 2.0\nsw02001-B-1 sw02001-B 1.0 3.0\n")
+    (d / "reco2file_and_channel").write_text("sw02001-A sw02001 A\nsw02001-B sw02001 B\n")
+    (d / "text").write_text("sw02001-A-1 hello there\nsw02001-B-1 hi how are you\n")
+    (d / "word_times").write_text("sw02001-A-1 0.5,0.9 1.0,1.4\nsw02001-B-1 1.0,1.2 1.3,1.5 1.6,1.8 1.9,2.2\n")
+    restore_file(d, tmp_path / "o.ctm", model=model_path)
+    lines = [x.split() for x in (tmp_path / "o.ctm").read_text().splitlines() if not x.startswith(";;")]
+    assert [x[:3] for x in lines] == [["sw02001", "A", "0.50"], ["sw02001", "A", "1.00"], ["sw02001", "B", "1.00"],
+                                      ["sw02001", "B", "1.30"], ["sw02001", "B", "1.60"], ["sw02001", "B", "1.90"]]
+    # a punct data directory read back into a CTM keeps the channel its reco2file_and_channel says
+    from punct.io.options import WriteOptions
+
+    restore_file(d, tmp_path / "out", model=model_path, output_format_name="datadir",
+                 write_options=WriteOptions(carry_from=d))
+    assert (tmp_path / "out" / "reco2file_and_channel").is_file()
+    restore_file(tmp_path / "out", tmp_path / "back.ctm", model=model_path)
+    back = [x.split()[:2] for x in (tmp_path / "back.ctm").read_text().splitlines() if not x.startswith(";;")]
+    assert back == [x[:2] for x in lines]
+    (d / "reco2file_and_channel").write_text("sw02001-A sw02001 A\n")
+    with pytest.raises(PunctError, match="recording 'sw02001-B' of utterance 'sw02001-B-1' is not in reco2file"):
+        restore_file(d, tmp_path / "x.ctm", model=model_path)
+
+
 def test_datadir_text_with_segments_is_read_in_recordings(tiny, tmp_path):
     """A data directory without a ctm: with segments its utterances get their recordings and
     time order (speaker-first ids sort otherwise), so a speaker's consecutive segments are one

@@ -61,6 +61,7 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
             utts = ctm.read_datadir(path)
         else:
             utts = in_recordings(read_any(path, "datadir"), path / "segments")
+        utts = with_files_and_channels(utts, path / "reco2file_and_channel")
     elif fmt == "ctm":
         utts = ctm.read(path) if segments is None else ctm.read_with_segments(path, segments)
     elif fmt == "text":
@@ -70,6 +71,30 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
     if not any(u.words for u in utts):
         raise PunctError("no words in the input", path)
     return utts
+
+
+def with_files_and_channels(utts: list[Utterance], table: Path) -> list[Utterance]:
+    """The utterances of a data directory with the file and channel that its
+    ``reco2file_and_channel`` gives their recording (``<recording> <file> <channel>``), as a
+    CTM names them: a Switchboard-style ``sw02001-A sw02001 A`` is file ``sw02001`` channel
+    ``A``; unchanged without the table. A recording missing from it is an error."""
+    from punct.tables import read_table
+
+    if not table.is_file():
+        return utts
+    rows = {}
+    for key, fields, lineno in read_table(table, sorted_keys=False):
+        if len(fields) != 2:
+            raise PunctError(f"expected '<recording> <file> <channel>', found {1 + len(fields)} fields", table, lineno)
+        rows[key] = tuple(fields)
+    out = []
+    for u in utts:
+        reco = u.recording or u.id
+        if reco not in rows:
+            raise PunctError(f"recording {reco!r} of utterance {u.id!r} is not in reco2file_and_channel", table)
+        file, channel = rows[reco]
+        out.append(dataclasses.replace(u, recording=file, channel=channel))
+    return out
 
 
 def in_recordings(utts: list[Utterance], segments: Path) -> list[Utterance]:

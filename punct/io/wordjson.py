@@ -17,6 +17,8 @@ Read (the kind is told by the keys):
   the times of some words): one utterance; the leading space and the marks
   Whisper attaches to a word (``" Hello,"``) are split off, the marks become
   labels. A segment without ``words`` (``word_timestamps`` off) is an error.
+- whisper.cpp (``-oj``: ``{"transcription": [{"offsets": {"from", "to"}, "text"}]}`` in
+  milliseconds; with ``-ojf`` each segment's ``tokens``, joined into words: ``_whisper_cpp``).
 - a bare list of word objects (``[{"word", "start", "end"}]``) or ``{"words": [...]}``.
 
 Words whose times are missing keep None (pause features flag them).
@@ -132,6 +134,60 @@ def _word_list(items: Any, where: str, path: Path, line: int | None, speaker: st
     return words
 
 
+def _special(text: str) -> bool:
+    """A whisper.cpp token that is no text: ``[_BEG_]``, ``[_TT_150]``, ``<|endoftext|>``."""
+    t = text.strip()
+    return (t.startswith("[_") and t.endswith("]")) or (t.startswith("<|") and t.endswith("|>"))
+
+
+def _whisper_cpp(items: Any, path: Path, line: int | None) -> list[Word]:
+    """Words of whisper.cpp's ``-oj`` JSON (``transcription``: segments with ``offsets`` in
+    milliseconds). With ``-ojf`` each segment lists its ``tokens``: a token that begins with a
+    space begins a word, the others continue it (``" Amer"`` + ``"icans"``), special tokens are
+    skipped, a word's times are those of its first and last token and its confidence the least
+    ``p``. Without tokens a segment's times are a word's only when it holds one word (``-ml 1``)."""
+    if not isinstance(items, list):
+        raise PunctError("'transcription' is not a list", path, line)
+    out: list[dict[str, Any]] = []
+    for s, seg in enumerate(items):
+        where = f"transcription[{s}]"
+        if not isinstance(seg, dict) or not isinstance(seg.get("text", ""), str):
+            raise PunctError(f"{where}: expected an object with 'text' and 'offsets'", path, line)
+        tokens = seg.get("tokens")
+        if tokens is None:
+            if len(seg.get("text", "").split()) > 1:
+                raise PunctError(f"{where} holds several words and no 'tokens': no word times (run whisper.cpp with "
+                                 "--output-json-full, or --max-len 1 for one word a segment)", path, line)
+            tokens = [seg]
+        if not isinstance(tokens, list):
+            raise PunctError(f"{where}.tokens is not a list", path, line)
+        for k, tok in enumerate(tokens):
+            t_where = f"{where}.tokens[{k}]" if "tokens" in seg else where
+            text = tok.get("text") if isinstance(tok, dict) else None
+            offsets = tok.get("offsets") if isinstance(tok, dict) else None
+            if not isinstance(text, str) or not isinstance(offsets, dict):
+                raise PunctError(f"{t_where}: expected an object with 'text' and 'offsets'", path, line)
+            if _special(text) or not text.strip():
+                continue
+            start = _num(offsets, "from", t_where + ".offsets", path, line)
+            end = _num(offsets, "to", t_where + ".offsets", path, line)
+            if start is None or end is None or end < start or start < 0:
+                raise PunctError(f"{t_where}: offsets {offsets!r} are not a time span in milliseconds", path, line)
+            p = _num(tok, "p", t_where, path, line) if "p" in tok else None
+            if text.startswith(" ") or not out:
+                out.append({"word": text.strip(), "start": start / 1000, "end": end / 1000, "conf": p})
+            else:  # the rest of the word before
+                w = out[-1]
+                w["word"] += text.strip()
+                w["end"] = end / 1000
+                if p is not None:
+                    w["conf"] = p if w["conf"] is None else min(w["conf"], p)
+    for w in out:
+        if w["conf"] is None:
+            del w["conf"]
+    return _word_list(out, "transcription", path, line)
+
+
 def _is_word(x: Any) -> bool:
     """A word object: a word text and a time (Vosk's ``{"text": ...}`` results are not words)."""
     return isinstance(x, dict) and ("word" in x or ("text" in x and ("start" in x or "end" in x)))
@@ -162,6 +218,8 @@ def _from_tool(docs: list[tuple[int | None, Any]], path: Path) -> list[Utterance
                     continue
                 spk = seg.get("speaker")
                 words += _word_list(seg["words"], f"segments[{s}].words", path, line, None if spk is None else str(spk))
+        elif isinstance(doc, dict) and "transcription" in doc:
+            words += _whisper_cpp(doc["transcription"], path, line)
         elif isinstance(doc, dict) and "result" in doc:
             words += _word_list(doc["result"], "result", path, line)
         elif isinstance(doc, dict) and "alternatives" in doc:  # Vosk with SetMaxAlternatives: the best first
@@ -182,8 +240,8 @@ def _from_tool(docs: list[tuple[int | None, Any]], path: Path) -> list[Utterance
             words += _from_tool([(line, d) for d in doc], path)[0].words
         else:
             keys = ", ".join(sorted(doc)) if isinstance(doc, dict) else type(doc).__name__
-            raise PunctError(f"unknown JSON layout ({keys}); expected punct, Vosk ('result') or Whisper ('segments')",
-                             path, line)
+            raise PunctError(f"unknown JSON layout ({keys}); expected punct, Vosk ('result'), Whisper ('segments') "
+                             "or whisper.cpp ('transcription')", path, line)
     stem = path.stem
     return [Utterance(id=stem, words=words, recording=stem, speaker=_one_speaker(words))]
 

@@ -111,8 +111,8 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
         from punct.fsutil import atomic_dir
         from punct.io.sentences import punctuated
 
-        if path.exists() and (not path.is_dir() or any(path.iterdir())):
-            raise PunctError("output directory exists and is not empty (remove it or choose another)", path)
+        # atomic_dir replaces an earlier output of punct (its .punct-output mark) and refuses
+        # any other folder that is not empty
         with atomic_dir(path) as tmp:
             write_datadir(tmp, utts, text_of=punctuated if options.datadir_text == "punctuated" else spelling)
             if options.carry_from is not None:

@@ -147,3 +147,45 @@ def test_punct_round_trip_random(tmp_path):
     wordjson.write(utts, p)
     json.loads(p.read_text())  # valid JSON
     assert read_any(p) == utts
+
+
+#: whisper.cpp's -ojf output (abridged from its JSON writer): segments in milliseconds, tokens with p
+WHISPER_CPP_FULL = {
+    "systeminfo": "AVX = 1", "model": {"type": "base"}, "params": {"model": "ggml-base.en.bin", "language": "en"},
+    "result": {"language": "en"},
+    "transcription": [
+        {"timestamps": {"from": "00:00:00,000", "to": "00:00:02,000"}, "offsets": {"from": 0, "to": 2000},
+         "text": " And so my fellow Americans,", "tokens": [
+             {"text": "[_BEG_]", "offsets": {"from": 0, "to": 0}, "id": 50363, "p": 0.9},
+             {"text": " And", "offsets": {"from": 0, "to": 320}, "id": 400, "p": 0.8},
+             {"text": " so", "offsets": {"from": 320, "to": 500}, "id": 370, "p": 0.95},
+             {"text": " my", "offsets": {"from": 500, "to": 700}, "id": 616, "p": 0.99},
+             {"text": " fellow", "offsets": {"from": 700, "to": 1100}, "id": 5891, "p": 0.97},
+             {"text": " Amer", "offsets": {"from": 1100, "to": 1500}, "id": 1, "p": 0.7},
+             {"text": "icans", "offsets": {"from": 1500, "to": 1900}, "id": 2, "p": 0.6},
+             {"text": ",", "offsets": {"from": 1900, "to": 2000}, "id": 11, "p": 0.9},
+             {"text": "[_TT_100]", "offsets": {"from": 2000, "to": 2000}, "id": 50463, "p": 0.1}]},
+        {"timestamps": {"from": "00:00:02,000", "to": "00:00:03,000"}, "offsets": {"from": 2000, "to": 3000},
+         "text": " ask not", "tokens": [
+             {"text": " ask", "offsets": {"from": 2000, "to": 2400}, "id": 3, "p": 0.9},
+             {"text": " not", "offsets": {"from": 2400, "to": 2900}, "id": 4, "p": 0.9}]}]}
+
+
+def test_whisper_cpp_tokens_are_joined_into_timed_words(tmp_path):
+    (u,) = wordjson.read(dump(tmp_path, WHISPER_CPP_FULL))
+    assert [(w.text, w.start, w.end, w.label) for w in u.words] == [
+        ("and", 0.0, 0.32, "O"), ("so", 0.32, 0.5, "O"), ("my", 0.5, 0.7, "O"), ("fellow", 0.7, 1.1, "O"),
+        ("americans", 1.1, 2.0, "COMMA"), ("ask", 2.0, 2.4, "O"), ("not", 2.4, 2.9, "O")]
+    assert u.words[4].conf == pytest.approx(0.6)
+
+
+def test_whisper_cpp_without_tokens_is_read_one_word_a_segment_or_says_what_to_run(tmp_path):
+    one = {"transcription": [{"offsets": {"from": 0, "to": 400}, "text": " hello"},
+                             {"offsets": {"from": 400, "to": 900}, "text": " world."}]}
+    (u,) = wordjson.read(dump(tmp_path, one))
+    assert [(w.text, w.start, w.end, w.label) for w in u.words] == [("hello", 0.0, 0.4, "O"), ("world", 0.4, 0.9, "PERIOD")]
+    plain = {"transcription": [{"offsets": {"from": 0, "to": 2000}, "text": " And so my fellow Americans"}]}
+    with pytest.raises(PunctError, match=r"transcription\[0\] holds several words and no 'tokens'.*--output-json-full"):
+        wordjson.read(dump(tmp_path, plain))
+    with pytest.raises(PunctError, match="or whisper.cpp \\('transcription'\\)"):
+        wordjson.read(dump(tmp_path, {"foo": 1}))
