@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-budget", metavar="DURATION", type=duration, default=None,
                    help="wall time this call may take (e.g. 9000, 150m, 2h30m): training stops in time to "
                         "validate and save, and a rerun continues")
+    p.add_argument("--device", default="cpu", metavar="DEV",
+                   help="where to train: cpu (default) or cuda (a GPU, in bf16; the same files are written)")
     p.add_argument("--stop", action="store_true",
                    help="do not train: ask the training in --exp to end at its next epoch boundary (writes EXP/stop)")
     p.add_argument("--why", default="", help="with --stop: the reason, recorded in train_done.json")
@@ -96,7 +98,8 @@ def _main(args: argparse.Namespace) -> int:
 
     command = "python -m punct.bin.train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
-        train(cfg, args.train, args.valid, args.exp, command=command, state=args.state, time_budget=args.time_budget)
+        train(cfg, args.train, args.valid, args.exp, command=command, state=args.state, time_budget=args.time_budget,
+              device=args.device)
     finally:
         # a torchrun rank leaves the gloo group before exiting: left to interpreter shutdown, its
         # threads were destroyed while still joinable and a rank aborted (SIGABRT) now and then

@@ -298,11 +298,12 @@ def collate(slices: Slices, idx: np.ndarray):
     return ids, mask, torch.from_numpy(y)
 
 
-def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
+def batch_inputs(inputs, slices: Slices, idx: np.ndarray, device=None):
     """Like ``collate`` for any featurizer ``inputs`` (punct.engine.inputs): the
     model's keyword arguments (a dict with ``mask``, and ``cases`` ``[b,T]`` when the
     slices have case targets; ``soft`` ``[b,T,W]`` with a teacher's posteriors, which the
-    loss takes out, punct.engine.loss.loss_sum_of), mask ``[b,T]``, targets ``[b,T]``."""
+    loss takes out, punct.engine.loss.loss_sum_of), mask ``[b,T]``, targets ``[b,T]``;
+    on ``device`` (a torch device; None: the CPU, where they are built)."""
     import torch
 
     T = int(slices.lengths[idx].max())
@@ -318,7 +319,11 @@ def batch_inputs(inputs, slices: Slices, idx: np.ndarray):
         kw["cases"] = torch.from_numpy(c)
     if slices.soft is not None:
         kw["soft"] = torch.from_numpy(np.ascontiguousarray(slices.soft[idx, :T]))
-    return kw, kw["mask"], torch.from_numpy(y)
+    y = torch.from_numpy(y)
+    if device is not None and torch.device(device).type != "cpu":
+        kw = {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+        y = y.to(device, non_blocking=True)
+    return kw, kw["mask"], y
 
 
 def iter_batches(slices: Slices, batches: list[np.ndarray], start: int = 0) -> Iterator[tuple]:

@@ -23,19 +23,26 @@ def map_targets(model: torch.nn.Module, y: torch.Tensor) -> torch.Tensor:
     tm = getattr(model, "target_map", None)
     if tm is None:
         return y
-    table = torch.tensor([label_id(t) for t in tm], dtype=y.dtype)
+    table = torch.tensor([label_id(t) for t in tm], dtype=y.dtype, device=y.device)
     keep = y >= 0
     out = y.clone()
     out[keep] = table[y[keep]]
     return out
 
 
-def autocast(precision: str):
+def autocast(precision: str, device: str = "cpu"):
     """The context of a forward pass at ``precision`` (TrainConfig.precision): bf16 runs the
-    matrix products in bfloat16 (torch.autocast on the CPU), fp32 changes nothing."""
+    matrix products in bfloat16 (torch.autocast on ``device``'s type, the CPU or cuda), fp32
+    changes nothing."""
     if precision == "bf16":
-        return torch.autocast("cpu", dtype=torch.bfloat16)
+        return torch.autocast(device, dtype=torch.bfloat16)
     return contextlib.nullcontext()
+
+
+def device_of(model: torch.nn.Module) -> str:
+    """The device type of ``model``'s weights (``cpu``, ``cuda``)."""
+    p = next(model.parameters(), None)
+    return "cpu" if p is None else p.device.type
 
 
 def native_bf16() -> bool:
@@ -85,21 +92,22 @@ def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torc
     case = bool(getattr(model, "case_head", False))
     if label_weights is not None and hasattr(model, "training_loss"):
         raise PunctError(f"{type(model).__name__} trains with its own sequence loss: mark_weights cannot weigh it")
+    dev = device_of(model)
     if soft is None and hasattr(model, "training_loss"):  # its own sequence loss (a CRF's)
-        with autocast(precision):
+        with autocast(precision, dev):
             return model.training_loss(y, **inputs).float()
     if soft is not None and hasattr(model, "training_loss"):
         raise PunctError(f"{type(model).__name__} trains with its own sequence loss: it cannot learn from soft targets")
     cases = inputs.get("cases")
     soft_case = soft is not None and soft.shape[-1] == SoftLayout(True).width
-    with autocast(precision):
+    with autocast(precision, dev):
         out = model(**inputs, return_case=True) if case and (cases is not None or soft_case) else model(**inputs)
     logits, case_logits = out if isinstance(out, tuple) else (out, None)
     n_marks = logits.shape[-1]
     w, t = (distill.weight, distill.temperature) if soft is not None else (0.0, 1.0)
     keep = y != -100
     loss = distill_loss_sum(logits.float(), y, None if soft is None else soft[..., :n_marks], keep, w, t,
-                            None if label_weights is None else label_weights[:n_marks])
+                            None if label_weights is None else label_weights[:n_marks].to(logits.device))
     if case_logits is not None:
         hard = cases if cases is not None else torch.full_like(y, -100)
         case_soft = soft[..., n_marks:] if soft_case else None

@@ -62,6 +62,7 @@ def train(
     on_step: Callable[[int, int], None] | None = None,
     state: str | Path | None = None,
     time_budget: float | None = None,
+    device: str = "cpu",
 ) -> dict[str, Any]:
     """Train ``cfg.model`` on ``train_dir``, early-stop on ``valid_dir``; resume from
     ``exp_dir/checkpoint.pt`` if present. Returns the final progress record.
@@ -71,16 +72,17 @@ def train(
     it is further along than ``exp_dir``'s checkpoint, and writes it back after every epoch,
     on a stop signal and at the end. ``time_budget``: seconds of wall time for this call;
     training stops in time to validate and write its files before they run out (the record
-    then says ``stopped: time budget``, and a rerun continues)."""
+    then says ``stopped: time budget``, and a rerun continues). ``device``: where the model
+    trains (``cuda``: a GPU, in bf16; the files it writes are the CPU's)."""
     main = dist_info()[0] == 0
     deadline = time.monotonic() + time_budget if time_budget else None
     with rank_logging(main), one_training(Path(exp_dir), main):
-        return _train(cfg, train_dir, valid_dir, exp_dir, command, on_step, state, deadline)
+        return _train(cfg, train_dir, valid_dir, exp_dir, command, on_step, state, deadline, device)
 
 
 def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_dir: str | Path,
            command: str | None, on_step: Callable[[int, int], None] | None, state: str | Path | None = None,
-           deadline: float | None = None) -> dict[str, Any]:
+           deadline: float | None = None, device: str = "cpu") -> dict[str, Any]:
     exp_dir = Path(exp_dir)
     rank, world = dist_info()
     main = rank == 0  # rank 0 made exp_dir when it took its lock (one_training)
@@ -143,6 +145,8 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         return _fit(model, cfg, inputs, train_dir, validator(fit_cfg, model, valid_sl, inputs, whole), exp_dir,
                     start.prog, resolved, model_args, payload_extra)
 
+    if device != "cpu":
+        cfg = _on_device(cfg, model, device, world)
     opt = make_optimizer(cfg, model.parameters())
     if start.resumed is not None:
         model.load_state_dict(start.resumed["state_dict"])
@@ -193,6 +197,7 @@ class _Run(BudgetedRun):
         self.main = self.rank == 0
         self.ck_path = exp_dir / "checkpoint.pt"
         self.params = [p for p in model.parameters() if p.requires_grad]
+        self.device = next(model.parameters()).device
         self.last_save = 0.0  # when the checkpoint was last saved (time.monotonic)
         self.state: Path | None = None  # the state file carried in git (punct.engine.carry)
         self.deadline: float | None = None  # time.monotonic() by which this call must have ended
@@ -204,7 +209,7 @@ class _Run(BudgetedRun):
 
     def payload(self) -> dict[str, Any]:
         """What every saved model holds: the model's name, arguments and weights, its inputs, the config."""
-        return dict(self._payload, state_dict=self.model.state_dict())
+        return dict(self._payload, state_dict={k: v.cpu() for k, v in self.model.state_dict().items()})
 
     def save_checkpoint(self) -> None:
         if self.main:
@@ -363,7 +368,7 @@ class _Run(BudgetedRun):
                                   n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare, Distill.of(cfg),
                                   label_weights_of(cfg))
         else:
-            kw, mask, y = batch_inputs(self.inputs, train_sl, idx)
+            kw, mask, y = batch_inputs(self.inputs, train_sl, idx, self.device)
             if prepare is not None:
                 kw = prepare(kw)
             y = map_targets(model, y)
@@ -454,6 +459,23 @@ class _Run(BudgetedRun):
 
             dist.barrier()
         return prog
+
+
+def _on_device(cfg: TrainConfig, model: torch.nn.Module, device: str, world: int) -> TrainConfig:
+    """Move ``model`` to ``device`` (a GPU: ``cuda`` or ``cuda:N``); the config it then trains
+    with: bf16 matrix products there (what is learnt is the same config's, and so is its hash)."""
+    if not device.startswith("cuda"):
+        raise PunctError(f"unknown device {device!r} (cpu, cuda or cuda:N)")
+    if not torch.cuda.is_available():
+        raise PunctError(f"--device {device}: this torch sees no GPU (torch {torch.__version__}); train on the CPU")
+    if world > 1:
+        raise PunctError("--device cuda trains in one process (data-parallel runs are for the CPU)")
+    model.to(device)
+    torch.backends.cuda.matmul.allow_tf32 = True
+    if cfg.precision == "fp32":
+        log.info("device %s (%s): bf16 matrix products", device, torch.cuda.get_device_name(device))
+        cfg = dataclasses.replace(cfg, precision="bf16")
+    return cfg
 
 
 def _fit(model, cfg: TrainConfig, inputs, train_dir, validate: Callable[[], tuple[float, float]], exp_dir: Path,

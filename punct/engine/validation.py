@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from punct.engine.batching import Slices, batch_inputs, epoch_order
 from punct.engine.config import TrainConfig
 from punct.engine.inputs import WordInputs
-from punct.engine.loss import autocast, map_targets
+from punct.engine.loss import autocast, device_of, map_targets
 from punct.engine.parallel import gather
 from punct.labels import LABELS, label_id
 
@@ -53,6 +53,7 @@ def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=Non
     the logits, as decoding adds it."""
     inputs = inputs if inputs is not None else _IdsOnly()
     offset = getattr(model, "punct_logit_offset", None)
+    dev = device_of(model)
     model.eval()
     nll, n = 0.0, 0
     ref: list[str] = []
@@ -60,13 +61,13 @@ def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=Non
     n_slices = min(len(slices), limit) if limit > 0 else len(slices)
     batches = epoch_order(n_slices, batch_size, 0, 0, shuffle=False)
     for idx in batches[rank::world]:
-        kw, mask, y = batch_inputs(inputs, slices, idx)
+        kw, mask, y = batch_inputs(inputs, slices, idx, dev)
         y = map_targets(model, y)
-        with autocast(precision):
+        with autocast(precision, dev):
             logits = model(**kw)
         logits = logits.float()
         if offset is not None:
-            logits = logits + torch.from_numpy(offset[: logits.shape[-1]])
+            logits = logits + torch.from_numpy(offset[: logits.shape[-1]]).to(logits.device)
         keep = y != -100
         nll += float(F.cross_entropy(logits[keep], y[keep], reduction="sum"))
         n += int(keep.sum())

@@ -159,6 +159,7 @@ class TransformerTagger(nn.Module):
         """Encoder states ``[B,S,H]`` of every piece, through sliding windows."""
         B, S = pieces.shape
         lengths = piece_mask.sum(1).tolist()
+        src = pieces.cpu()
         rows, attn = [], []  # window inputs
         owner_win = torch.zeros(B, S, dtype=torch.long)
         owner_pos = torch.zeros(B, S, dtype=torch.long)
@@ -168,7 +169,7 @@ class TransformerTagger(nn.Module):
             starts, owner = window_plan(max(n, 1), self.span, self.overlap)
             base = len(rows)
             for s in starts:
-                seg = pieces[b, s : min(n, s + self.span)]
+                seg = src[b, s : min(n, s + self.span)]
                 row = torch.full((W,), self.pad_id, dtype=torch.long)
                 row[0] = self.cls_id
                 row[1 : 1 + len(seg)] = seg
@@ -181,8 +182,10 @@ class TransformerTagger(nn.Module):
                 own = torch.tensor(owner[:n])
                 owner_win[b, :n] = base + own
                 owner_pos[b, :n] = 1 + torch.arange(n) - torch.tensor(starts)[own]
-        out = self.encoder(input_ids=torch.stack(rows), attention_mask=torch.stack(attn)).last_hidden_state  # [K,W,H]
-        return out[owner_win, owner_pos]  # [B,S,H]
+        dev = pieces.device  # the windows are planned on the CPU, run where the encoder is
+        out = self.encoder(input_ids=torch.stack(rows).to(dev),
+                           attention_mask=torch.stack(attn).to(dev)).last_hidden_state  # [K,W,H]
+        return out[owner_win.to(dev), owner_pos.to(dev)]  # [B,S,H]
 
     @property
     def hidden_dim(self) -> int:

@@ -200,3 +200,35 @@ def test_time_budget_durations():
     for bad in ("", "soon", "0", "-5", "2x"):
         with pytest.raises(argparse.ArgumentTypeError):
             duration(bad)
+
+
+def test_a_gpu_run_without_a_gpu_is_one_clear_error(tiny_mpnet, tiny_data, tmp_path):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(PunctError, match="--device cuda: this torch sees no GPU"):
+        train(cfg_of(), *tiny_data, tmp_path / "e", state=tmp_path / "s.pt", device="cuda")
+    with pytest.raises(PunctError, match="unknown device 'tpu'"):
+        train(cfg_of(), *tiny_data, tmp_path / "e2", device="tpu")
+    assert not (tmp_path / "s.pt").exists()
+
+
+def test_the_device_plumbing_builds_batches_and_autocast_for_the_model_s_device(tiny_mpnet, tiny_data):
+    """What --device cuda changes, checked where the CPU can: batches go to the device given,
+    autocast takes the device's type, and the loss's label weights follow the logits."""
+    from punct.engine.batching import batch_inputs, load_slices
+    from punct.engine.inputs import PieceInputs
+    from punct.engine.loss import autocast, device_of, label_weights_of, loss_sum_of
+    from punct.models import build_model
+
+    inputs = PieceInputs("all-mpnet-base-v2")
+    sl = load_slices(tiny_data[0], inputs, length=20)
+    kw, mask, y = batch_inputs(inputs, sl, [0, 1], "cpu")
+    assert all(v.device.type == "cpu" for v in kw.values()) and y.device.type == "cpu"
+    m = build_model("transformer_tagger", {"encoder": "all-mpnet-base-v2", "pretrained": False, "adapter": "lora",
+                                           "lora_rank": 2, "max_length": 16, "overlap": 4}, inputs.input_size)
+    assert device_of(m) == "cpu"
+    with autocast("bf16", "cpu"):
+        assert torch.get_autocast_dtype("cpu") == torch.bfloat16
+    cfg = cfg_of()
+    loss = loss_sum_of(m, kw, y, "fp32", None, label_weights_of(cfg))
+    assert torch.isfinite(loss)
