@@ -78,7 +78,7 @@ case "${1:-}" in
     fi
     mkdir -p data/earnings
     tar -C data/earnings -xJf .device/data.tar.xz
-    python3 -m pip install -q --no-index --no-deps --no-compile --target "$stage/site" .device/whl/*.whl
+    python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$stage/site" .device/whl/*.whl
     export PYTHONPATH=$PWD:$stage/site${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
     python3 -m punct fetch-encoder "$enc_name" --check   # the sha256 of the joined weights
     out=${OUT:-/tmp/punct-device-out}

@@ -34,6 +34,7 @@ from punct.engine import checkpoint as ckpt
 from punct.engine import signals
 from punct.engine.averaging import average_snapshots, best_snapshots, keep_snapshot, prune_snapshots, seed_snapshots
 from punct.engine.budget import BudgetedRun
+from punct.engine.device import check_device, on_device
 from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
 from punct.engine.config import TrainConfig
 from punct.engine.expdir import STOP_FILE, one_training, stop_requested, write_done, write_log, write_run_files
@@ -85,6 +86,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
            deadline: float | None = None, device: str = "cpu") -> dict[str, Any]:
     exp_dir = Path(exp_dir)
     rank, world = dist_info()
+    check_device(device, world)
     main = rank == 0  # rank 0 made exp_dir when it took its lock (one_training)
     torch.set_num_threads(max(1, cfg.threads // world))
     model_cls = get_model_class(cfg.model)
@@ -146,7 +148,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                     start.prog, resolved, model_args, payload_extra)
 
     if device != "cpu":
-        cfg = _on_device(cfg, model, device, world)
+        cfg = on_device(cfg, model, device, world)
     opt = make_optimizer(cfg, model.parameters())
     if start.resumed is not None:
         model.load_state_dict(start.resumed["state_dict"])
@@ -459,23 +461,6 @@ class _Run(BudgetedRun):
 
             dist.barrier()
         return prog
-
-
-def _on_device(cfg: TrainConfig, model: torch.nn.Module, device: str, world: int) -> TrainConfig:
-    """Move ``model`` to ``device`` (a GPU: ``cuda`` or ``cuda:N``); the config it then trains
-    with: bf16 matrix products there (what is learnt is the same config's, and so is its hash)."""
-    if not device.startswith("cuda"):
-        raise PunctError(f"unknown device {device!r} (cpu, cuda or cuda:N)")
-    if not torch.cuda.is_available():
-        raise PunctError(f"--device {device}: this torch sees no GPU (torch {torch.__version__}); train on the CPU")
-    if world > 1:
-        raise PunctError("--device cuda trains in one process (data-parallel runs are for the CPU)")
-    model.to(device)
-    torch.backends.cuda.matmul.allow_tf32 = True
-    if cfg.precision == "fp32":
-        log.info("device %s (%s): bf16 matrix products", device, torch.cuda.get_device_name(device))
-        cfg = dataclasses.replace(cfg, precision="bf16")
-    return cfg
 
 
 def _fit(model, cfg: TrainConfig, inputs, train_dir, validate: Callable[[], tuple[float, float]], exp_dir: Path,
