@@ -120,6 +120,36 @@ def tiny_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
     return exp / "best.pt"
 
 
+#: the accurate tier as it ships (conf/accurate.yaml: low-rank adapters), tiny and random
+LORA_TAGGER = ["model_args.pretrained=false", "model_args.max_length=16", "model_args.overlap=4",
+               "model_args.lora_rank=2", "model_args.lora_layers=0", "lr=0.001", "warmup_steps=0", "decode_window=20",
+               "valid_batch_size=4"]
+
+
+@pytest.fixture(scope="session")
+def tiny_lora_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
+    """The state file of a tiny random MPNet tagger with adapters and a case head
+    (conf/accurate.yaml), trained two steps: what models/accurate/tagger.pt is."""
+    import torch
+
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+    from punct.engine.train import train
+
+    root = Path(__file__).resolve().parents[2]
+    d = tmp_path_factory.mktemp("stage1_lora")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(tiny_mpnet_folder))
+        n = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            train(load_config(root / "conf/accurate.yaml", TrainConfig, LORA_TAGGER + RUN1), *tiny_model_data,
+                  d / "exp", state=d / "tagger.pt")
+        finally:
+            torch.set_num_threads(n)
+    return d / "tagger.pt"
+
+
 @pytest.fixture(autouse=True)
 def one_thread(one_torch_thread):
     """Model tests run tiny batches on one torch thread (tests/conftest.py)."""

@@ -13,9 +13,11 @@ from punct.engine.config import TrainConfig
 from punct.labels import CASES, LABELS
 
 RUN = ["batch_size=4", "slice_length=20", "decode_window=20", "valid_batch_size=4", "checkpoint_minutes=0", "threads=1"]
-@pytest.fixture
-def tagger(tiny_tagger):
-    return tiny_tagger
+@pytest.fixture(params=["fine-tuned", "adapters"])
+def tagger(request):
+    """Stage one: the fully fine-tuned tagger (conf/mpnet.yaml) or the shipped form with
+    adapters (conf/accurate.yaml, whose state file holds only its trained part)."""
+    return request.getfixturevalue("tiny_tagger" if request.param == "fine-tuned" else "tiny_lora_tagger")
 
 
 def train_second_stage(repo_root, tagger, data, exp, *extra):
