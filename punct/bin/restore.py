@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--max-line-chars", type=at_least(1), default=42, help="subtitles: characters a line (default 42)")
     w.add_argument("--max-lines", type=at_least(1), default=2, help="subtitles: lines a cue (default 2)")
     w.add_argument("--max-cue-seconds", type=finite_float(), default=7.0, help="subtitles: seconds a cue (default 7)")
+    w.add_argument("--min-cue-seconds", type=finite_float(), default=5 / 6,
+                   help="subtitles: seconds a short cue stays at least, where the next cue leaves room (default 5/6, "
+                        "Netflix's 20 frames; 0: as spoken)")
     w.add_argument("--no-word-times", action="store_true",
                    help="WebVTT: leave out the inline timestamp of each word (some readers, pysubs2 among them, "
                         "make an event of every timestamp)")
@@ -176,9 +179,12 @@ def _write_options(args: argparse.Namespace):
 
     if not args.max_cue_seconds > 0:
         raise PunctError(f"--max-cue-seconds must be positive, not {args.max_cue_seconds}")
+    if not 0 <= args.min_cue_seconds <= args.max_cue_seconds:
+        raise PunctError(f"--min-cue-seconds must be between 0 and --max-cue-seconds, not {args.min_cue_seconds}")
     src = Path(args.input)
     return WriteOptions(ctm_marks=args.ctm_marks, max_line_chars=args.max_line_chars, max_lines=args.max_lines,
-                        max_cue_seconds=args.max_cue_seconds, word_times=not args.no_word_times,
+                        max_cue_seconds=args.max_cue_seconds, min_cue_seconds=args.min_cue_seconds,
+                        word_times=not args.no_word_times,
                         bracketed=args.bracketed, datadir_text=args.datadir_text,
                         carry_from=src if src.is_dir() and ((src / "text").is_file() or (src / "ctm").is_file()) else None)
 

@@ -41,6 +41,8 @@ class WriteOptions:
     word_times: bool = True
     bracketed: str = "drop"
     datadir_text: str = "spelling"
+    #: subtitles: seconds a short cue stays at least, where the next leaves room (CueLimits.min_seconds)
+    min_cue_seconds: float = 5 / 6
     #: the input data directory, whose Kaldi files (wav.scp, segments, ...) a data directory output carries
     carry_from: Path | None = None
 
@@ -51,7 +53,10 @@ class WriteOptions:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
         if self.max_line_chars < 1 or self.max_lines < 1 or not self.max_cue_seconds > 0:
             raise ValueError("subtitle limits must be positive")
+        if not 0 <= self.min_cue_seconds <= self.max_cue_seconds:
+            raise ValueError("the minimum cue duration must be between 0 and the maximum")
 
     @property
     def cue_limits(self) -> CueLimits:
-        return CueLimits(max_line_chars=self.max_line_chars, max_lines=self.max_lines, max_seconds=self.max_cue_seconds)
+        return CueLimits(max_line_chars=self.max_line_chars, max_lines=self.max_lines, max_seconds=self.max_cue_seconds,
+                         min_seconds=self.min_cue_seconds)

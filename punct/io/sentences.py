@@ -186,6 +186,9 @@ class CueLimits:
     max_seconds: float = 7.0
     #: a silence longer than this inside a sentence always starts a new cue
     max_gap: float = 2.0
+    #: seconds a cue stays at least, where the next cue leaves room (Netflix: 5/6 s, 20 frames):
+    #: a one-word cue ("yeah.") spoken in 0.13 s cannot be read
+    min_seconds: float = 5 / 6
 
 
 @dataclass
@@ -345,7 +348,9 @@ def make_cues(utts: Sequence[Utterance], limits: CueLimits = CueLimits()) -> lis
     """Subtitle cues of the utterances, in order of start time: one per sentence, a
     sentence that breaks ``limits`` split into the fewest cues that fit, at marks, pauses
     and phrase boundaries (``_split_points``), each wrapped into lines the same way; a cue
-    lasts at most ``max_seconds`` and ends no later than the next cue starts. Words
+    lasts at most ``max_seconds`` and ends no later than the next cue starts, and a shorter one
+    than ``min_seconds`` is held on screen that long where the next cue leaves room (not the
+    last cue). Words
     without times get times spread between timed neighbours; an utterance with no timed
     word raises ValueError."""
     cues: list[Cue] = []
@@ -371,4 +376,9 @@ def make_cues(utts: Sequence[Utterance], limits: CueLimits = CueLimits()) -> lis
     for c, nxt in zip(cues, cues[1:]):  # a cue ends when the next begins (words whose times overlap)
         if c.end > nxt.start:
             c.end = max(nxt.start, c.start)
+    # a short cue stays up to min_seconds, as far as the next one allows; the last is left as
+    # spoken (the recording may end with it)
+    for c, nxt in zip(cues, cues[1:]):
+        if c.end - c.start < limits.min_seconds:
+            c.end = max(c.end, min(c.start + limits.min_seconds, nxt.start))
     return cues

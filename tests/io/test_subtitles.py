@@ -69,14 +69,16 @@ def test_srt_text_and_round_trip(tmp_path):
     u = Utterance("u", timed("Hello, world. How are you?") + timed("Fine.", t0=2.5))
     p = tmp_path / "u.srt"
     subtitles.write([u], p)
-    assert p.read_text() == ("1\n00:00:00,000 --> 00:00:00,700\nHello, world.\n\n"
+    # short cues stay 5/6 s where the next leaves room: "Hello, world." up to the next cue
+    assert p.read_text() == ("1\n00:00:00,000 --> 00:00:00,800\nHello, world.\n\n"
                              "2\n00:00:00,800 --> 00:00:01,900\nHow are you?\n\n"
                              "3\n00:00:02,500 --> 00:00:02,800\nFine.\n")
     assert detect_format(p) in ("srt", "vtt")
     (back,) = read_any(p)
     assert [(w.text, w.written, w.label) for w in back.words] == [(w.text, w.written, w.label) for w in u.words]
-    # cue times are the first start and the last end of each cue; the rest is not in SubRip
-    assert [(w.start, w.end) for w in back.words] == [(0.0, None), (None, 0.7), (0.8, None), (None, None), (None, 1.9),
+    # cue times are the first start and the last end of each cue as shown (a short cue held
+    # longer ends later); the rest is not in SubRip
+    assert [(w.start, w.end) for w in back.words] == [(0.0, None), (None, 0.8), (0.8, None), (None, None), (None, 1.9),
                                                       (2.5, 2.8)]
 
 
@@ -93,7 +95,7 @@ def test_vtt_speakers_word_starts_escaping_round_trip(tmp_path):
     (back,) = read_any(p)
     assert [(w.text, w.label, w.speaker) for w in back.words] == [(w.text, w.label, w.speaker) for w in u.words]
     assert [w.start for w in back.words] == [w.start for w in u.words]  # starts come back from inline timestamps
-    assert [w.end for w in back.words] == [None, None, 1.1, 1.5, 3.3]  # ends only at cue ends
+    assert [w.end for w in back.words] == [None, None, 1.1, 2.033, 3.3]  # ends only at cue ends ("yes?" held 5/6 s)
 
 
 def test_vtt_inline_timestamps_increase_within_the_cue(tmp_path):
@@ -224,3 +226,14 @@ def test_random_round_trip_keeps_words_marks_and_cue_times(tmp_path):
         for w, b in zip(words, back.words):
             if id(w) in firsts or kind == "vtt":
                 assert b.start == pytest.approx(w.start, abs=1e-3)
+
+
+def test_a_short_cue_stays_its_minimum_where_the_next_leaves_room():
+    # "yeah." spoken in 0.13 s, then a long pause; "okay." right before the next sentence
+    ws = [Word("yeah", "PERIOD", start=1.0, end=1.13), Word("so", start=4.0, end=4.2),
+          Word("okay", "PERIOD", start=4.2, end=4.4), Word("next", start=4.7, end=5.0), Word("one", "PERIOD", start=5.0, end=5.2)]
+    cues = make_cues([Utterance("u", ws)])
+    assert [(c.start, round(c.end, 3)) for c in cues] == [(1.0, round(1.0 + 5 / 6, 3)), (4.0, 4.7), (4.7, 5.2)]
+    # 0 keeps the spoken times
+    cues = make_cues([Utterance("u", ws)], CueLimits(min_seconds=0.0))
+    assert [(c.start, c.end) for c in cues] == [(1.0, 1.13), (4.0, 4.4), (4.7, 5.2)]  # the last: as spoken
