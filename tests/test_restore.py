@@ -290,6 +290,32 @@ def test_datadir_reco2file_and_channel_gives_the_ctm_its_file_and_channel(tiny, 
         restore_file(d, tmp_path / "x.ctm", model=model_path)
 
 
+def test_textgrid_in_textgrid_out_keeps_the_other_tiers_and_the_time_span(tiny, tmp_path, caplog):
+    from praatio import textgrid as ptg
+
+    from punct.io.options import WriteOptions
+
+    model_path, _, _ = tiny
+    tg = ptg.Textgrid()
+    words = [(0.5, 0.9, "so"), (0.9, 1.3, "how"), (1.3, 1.6, "are"), (1.6, 2.0, "you")]
+    phones = [(0.5, 0.7, "s"), (0.7, 0.9, "ow"), (0.9, 1.3, "hh aw"), (1.3, 1.6, "aa r"), (1.6, 2.0, "y uw")]
+    tg.addTier(ptg.IntervalTier("words", words, 0.0, 9.655))
+    tg.addTier(ptg.IntervalTier("phones", phones, 0.0, 9.655))
+    src = tmp_path / "in.TextGrid"
+    tg.save(str(src), format="long_textgrid", includeBlankSpaces=True)
+    out = tmp_path / "out.TextGrid"
+    restore_file(src, out, model=model_path, write_options=WriteOptions(textgrid_from=src))
+    back = ptg.openTextgrid(str(out), includeEmptyIntervals=False)
+    assert back.tierNames == ("words", "phones", "sentences")
+    assert back.maxTimestamp == 9.655
+    assert [tuple(e) for e in back.getTier("phones").entries] == phones
+    assert [(e.start, e.end) for e in back.getTier("words").entries] == [(s, e) for s, e, _ in words]
+    # words that overlap are moved to keep the tier in order, and the log says how far
+    (tmp_path / "o.ctm").write_text("rec 1 0.50 0.40 so\nrec 1 0.60 0.50 how\nrec 1 1.40 0.30 are\n")
+    restore_file(tmp_path / "o.ctm", tmp_path / "o.TextGrid", model=model_path)
+    assert "1 word(s) of the words tier moved or shortened" in caplog.text and "largest shift 0.300 s" in caplog.text
+
+
 def test_datadir_text_with_segments_is_read_in_recordings(tiny, tmp_path):
     """A data directory without a ctm: with segments its utterances get their recordings and
     time order (speaker-first ids sort otherwise), so a speaker's consecutive segments are one

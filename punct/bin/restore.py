@@ -186,7 +186,8 @@ def _write_options(args: argparse.Namespace):
                         max_cue_seconds=args.max_cue_seconds, min_cue_seconds=args.min_cue_seconds,
                         word_times=not args.no_word_times,
                         bracketed=args.bracketed, datadir_text=args.datadir_text,
-                        carry_from=src if src.is_dir() and ((src / "text").is_file() or (src / "ctm").is_file()) else None)
+                        carry_from=src if src.is_dir() and ((src / "text").is_file() or (src / "ctm").is_file()) else None,
+                        textgrid_from=src if src.is_file() and src.suffix.lower() == ".textgrid" else None)
 
 
 def _main_spooled(args: argparse.Namespace, source, name: str) -> int:

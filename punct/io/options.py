@@ -45,6 +45,8 @@ class WriteOptions:
     min_cue_seconds: float = 5 / 6
     #: the input data directory, whose Kaldi files (wav.scp, segments, ...) a data directory output carries
     carry_from: Path | None = None
+    #: the input TextGrid, whose other tiers and time span a TextGrid output keeps
+    textgrid_from: Path | None = None
 
     def __post_init__(self) -> None:
         for name, value, allowed in (("ctm_marks", self.ctm_marks, CTM_MARKS), ("bracketed", self.bracketed, BRACKETED),

@@ -252,6 +252,16 @@ def read(path: str | Path, tier: str | None = None) -> list[Utterance]:
     return utts
 
 
+def _open_source(path: str | Path):
+    """The praatio TextGrid of ``path`` (the input), or a PunctError naming it."""
+    from praatio import textgrid as ptg
+
+    try:
+        return ptg.openTextgrid(str(path), includeEmptyIntervals=True, reportingMode="silence")
+    except Exception as e:  # praatio's own errors; the input was read once already
+        raise PunctError(f"cannot read the input TextGrid again for its other tiers ({e})", path) from None
+
+
 def _tier_key(w: Word, u: Utterance, many_utts: bool) -> str | None:
     spk = speaker_of(w, u)
     if spk is not None:
@@ -272,10 +282,12 @@ def _order_keys(words: list[Word]) -> list[float]:
     return keys
 
 
-def _monotone(words: list[Word]) -> tuple[list[tuple[float, float]], int]:
-    """Times of ``words`` (in tier order) made non-overlapping; and how many changed."""
+def _monotone(words: list[Word]) -> tuple[list[tuple[float, float]], int, float]:
+    """Times of ``words`` (in tier order) made non-overlapping; how many changed, and the
+    largest shift of a start or an end (seconds)."""
     out = []
     changed = 0
+    shift = 0.0
     prev_end = 0.0
     for w in words:
         s, e = w.start, w.end
@@ -285,13 +297,17 @@ def _monotone(words: list[Word]) -> tuple[list[tuple[float, float]], int]:
             e = s + MIN_INTERVAL
         if (s, e) != (w.start, w.end):
             changed += 1
+            shift = max(shift, abs(s - w.start), abs(e - w.end))
         out.append((s, e))
         prev_end = e
-    return out, changed
+    return out, changed, shift
 
 
-def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sentence_tier: bool = True) -> None:
-    """Write a TextGrid: per speaker a punctuated words tier and a sentence tier."""
+def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sentence_tier: bool = True,
+          source: str | Path | None = None) -> None:
+    """Write a TextGrid: per speaker a punctuated words tier and a sentence tier. ``source``:
+    the TextGrid the words were read from, whose other tiers (phones, say) are kept as they
+    are, in their place, and whose time span the output keeps (or extends to its words)."""
     from praatio import textgrid as ptg
 
     path = Path(path)
@@ -314,9 +330,11 @@ def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sent
     built = []
     for key, keyed in tiers.items():
         words = [w for _, w in sorted(keyed, key=lambda x: x[0])]
-        times, changed = _monotone(words)
+        times, changed, shift = _monotone(words)
         if changed:
-            log.warning("%s: %d overlapping word(s) of %s trimmed to fit an interval tier", path, changed, key or "the words tier")
+            log.warning("%s: %d word(s) of %s moved or shortened so that its intervals follow one another (an "
+                        "interval tier cannot overlap; largest shift %.3f s)", path, changed, key or "the words tier",
+                        shift)
         fixed = {id(w): t for w, t in zip(words, times)}
         entries = [(s, e, punctuated(w)) for w, (s, e) in zip(words, times)]
         sent_entries = []
@@ -330,10 +348,26 @@ def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sent
         xmax = max(xmax, entries[-1][1], *(e for _, e, _ in sent_entries))
         prefix = "" if key is None else f"{key} - "
         built.append((prefix, entries, sent_entries))
+    xmin, kept = 0.0, []
+    if source is not None:
+        src = _open_source(source)
+        xmin, xmax = min(src.minTimestamp, 0.0), max(xmax, src.maxTimestamp)
+        kept = list(src.tiers)
+    ours = {}
     for prefix, entries, sent_entries in built:
-        tg.addTier(ptg.IntervalTier(prefix + "words", entries, 0.0, xmax))
+        ours[prefix + "words"] = ptg.IntervalTier(prefix + "words", entries, xmin, xmax)
         if sentence_tier:
-            tg.addTier(ptg.IntervalTier(prefix + "sentences", sent_entries, 0.0, xmax))
+            ours[prefix + "sentences"] = ptg.IntervalTier(prefix + "sentences", sent_entries, xmin, xmax)
+    placed = set()
+    for t in kept:  # the source's tiers in their order, ours in the place of those they replace
+        if t.name in ours:
+            tg.addTier(ours[t.name])
+            placed.add(t.name)
+        else:
+            tg.addTier(t)
+    for name, t in ours.items():
+        if name not in placed:
+            tg.addTier(t)
     try:
         with atomic_path(path) as tmp:
             tg.save(tmp, format="short_textgrid" if short else "long_textgrid", includeBlankSpaces=True,
