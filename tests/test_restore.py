@@ -620,3 +620,30 @@ def test_the_end_of_input_in_an_ensemble_and_the_command(tiny, tmp_path, monkeyp
     assert main(["-", "--model", str(model_path), "--no-end-sentence"]) == 0
     out = capsys.readouterr().out
     assert out.split()[:3] == [x.rstrip(",.?") for x in out.split()][:2] + [out.split()[2]]
+
+
+def test_a_long_restore_on_a_terminal_shows_its_progress_as_windows_are_decided(tiny, monkeypatch):
+    import sys
+
+    import tqdm
+
+    model_path, _, vocab = tiny
+    updates = []
+
+    class Bar:
+        def __init__(self, total, **kw):
+            self.total = total
+
+        def update(self, n):
+            updates.append(n)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    rng = random.Random(0)
+    words = [w for w in vocab.words if not w.startswith("<")]
+    utts = [Utterance(f"u{k}", [Word(rng.choice(words)) for _ in range(7000)]) for k in range(3)]
+    Restorer.load(model_path, window=200).restore(utts, progress=True)
+    assert len(updates) > 3 and sum(updates) == 21000  # one update per decoded window, not one at the end

@@ -243,7 +243,7 @@ class Restorer:
                         if post is not None or id(v) in keep:
                             word_probs[id(v)] = no_mark
                     done += len(unit)
-        if bar is not None:
+            if bar is not None:  # every window's words as they are decided
                 bar.update(done)
         if bar is not None:
             bar.close()
