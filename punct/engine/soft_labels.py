@@ -92,8 +92,16 @@ def plan_chunks(n_words: list[int], chunk_words: int) -> list[tuple[int, int]]:
 
 
 def _identity(path: Path) -> dict[str, Any]:
-    st = path.stat()
-    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    """What the decoded chunks were made from: the file's size and sha256 (not its place or
+    time, which a fresh clone or another machine changes), so that the chunks of the same
+    teacher on the same text go on in another session or directory."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return {"size": path.stat().st_size, "sha256": h.hexdigest()}
 
 
 def _eta(seconds: float) -> str:

@@ -237,3 +237,20 @@ def test_tbrnn_case_head():
     assert plain.case_out is None
     with pytest.raises(ValueError, match="no case head"):
         plain(ids, mask, return_case=True)
+
+
+def test_chunks_go_on_with_a_copy_of_the_teacher_in_another_place(tiny_mpnet, tiny_tagger, tiny_model_data, tmp_path):
+    """The chunks' key is the teacher's and the text's content, not their path or time: the state
+    file of a fresh clone (another path, a new mtime) goes on with the chunks an earlier session made."""
+    import os
+    import shutil
+
+    from punct.engine.soft_labels import _identity
+
+    copy = tmp_path / "clone" / "tagger.pt"
+    copy.parent.mkdir()
+    shutil.copy(tiny_tagger, copy)
+    os.utime(copy, ns=(1, 1))
+    from pathlib import Path
+
+    assert _identity(copy) == _identity(Path(tiny_tagger))
