@@ -58,7 +58,7 @@ def test_punct_restore_takes_the_name_and_a_missing_file_is_one_line(tiny_accura
         restorer.resolve_model("accurate")
     # a file named like the shipped model, in the working folder, is that file
     (tmp_path / "accurate").write_bytes(b"")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(PunctError, match="empty"):
         restorer.resolve_model("accurate")
 
@@ -85,3 +85,12 @@ def test_restore_cli_with_a_missing_encoder_says_how_to_fetch_it(tiny_accurate, 
     assert r.returncode == 1
     errors = [x for x in r.stderr.splitlines() if x.startswith("error:")]
     assert len(errors) == 1 and "punct fetch-encoder all-mpnet-base-v2" in errors[0], r.stderr
+
+
+def test_the_cli_takes_the_shipped_name_without_a_file_of_that_name(tiny_accurate, tmp_path, capsys):
+    from punct.bin.restore import main
+
+    text = tmp_path / "in.txt"
+    text.write_text("w1 w2 w3 w4 w5\n")
+    assert main(["--model", "accurate", str(text)]) == 0
+    assert capsys.readouterr().out.lower().split()[0].startswith("w1")

@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "existing directory) for a file per recording, which a TextGrid, SRT or WebVTT output of "
                         "several recordings needs; default: stdout")
     p.add_argument("--model", default=None, action="append",
-                   help="model file (best.pt); default: models/default.pt. Given more than once, the models restore "
+                   help="model file (best.pt), or a shipped model by name: default, accurate (models/accurate/, "
+                        "the MPNet tier); default: models/default.pt. Given more than once, the models restore "
                         "as an ensemble: each word takes the label of the mean of their posteriors")
     p.add_argument("--weights", type=finite_float(), nargs="+", default=None,
                    help="with several --model: one positive weight per model for the mean (default: equal)")
@@ -130,8 +131,12 @@ def _main(args: argparse.Namespace) -> int:
         with open(args.input, "rb") as f:
             return _main_spooled(args, f, args.input)
     require_inputs([args.segments], "segments file")
-    if args.model is not None:
-        require_inputs(args.model, "model file")
+    if args.model is not None:  # a shipped model's name (--model accurate) is checked when it is resolved
+        from pathlib import Path
+
+        from punct.engine.restorer import NAMED_MODELS
+
+        require_inputs([m for m in args.model if m not in NAMED_MODELS or Path(m).exists()], "model file")
     check_not_input(args.output, [args.input, args.segments, args.weights_from, *(args.model or [])])
     n_models = len(args.model) if args.model else 1
     if n_models > 1 and args.window:

@@ -139,10 +139,13 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
     from punct.engine.checkpoint import load_model
     from punct.engine.infer import decode_window_of
 
-    model, _, ck = load_model(model_path)
-    if ck["model"] not in families:
-        raise PunctError(f"the ONNX runtime runs {', '.join(sorted(families))}, not {ck['model']} "
+    from punct.engine import checkpoint as ckpt
+
+    family = ckpt.load(model_path)["model"]  # before building it: an encoder's model takes seconds
+    if family not in families:
+        raise PunctError(f"the ONNX runtime runs {', '.join(sorted(families))}, not {family} "
                          f"(use PUNCT_RUNTIME=torch)", model_path)
+    model, _, ck = load_model(model_path)
     case = bool(getattr(model, "case_head", False))  # a second stage's is its stage one's
     inputs = model.punct_inputs
     graph, columns = _graph_module(model, inputs, case)

@@ -274,7 +274,17 @@ def load_encoder(name: str, pretrained: bool = True, num_layers: int = 0):
     config = Config.from_json_file(str(d / "config.json"))
     if num_layers:
         config.num_hidden_layers = min(num_layers, config.num_hidden_layers)
-    model = Model(config, add_pooling_layer=False)
+    if pretrained:  # its weights are read next: no random initialization first (1.7 s for MPNet)
+        try:
+            from transformers.initialization import no_init_weights
+        except ImportError:  # an older transformers
+            import contextlib
+
+            no_init_weights = contextlib.nullcontext
+        with no_init_weights():
+            model = Model(config, add_pooling_layer=False)
+    else:
+        model = Model(config, add_pooling_layer=False)
     if pretrained:
         from safetensors.torch import load_file
 
