@@ -132,11 +132,9 @@ def _main(args: argparse.Namespace) -> int:
             return _main_spooled(args, f, args.input)
     require_inputs([args.segments], "segments file")
     if args.model is not None:  # a shipped model's name (--model accurate) is checked when it is resolved
-        from pathlib import Path
+        from punct.engine.restorer import is_named_model
 
-        from punct.engine.restorer import NAMED_MODELS
-
-        require_inputs([m for m in args.model if m not in NAMED_MODELS or Path(m).exists()], "model file")
+        require_inputs([m for m in args.model if not is_named_model(m)], "model file")
     check_not_input(args.output, [args.input, args.segments, args.weights_from, *(args.model or [])])
     n_models = len(args.model) if args.model else 1
     if n_models > 1 and args.window:

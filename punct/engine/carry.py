@@ -70,15 +70,21 @@ def write_state(path: str | Path, payload: dict[str, Any], optimizer: dict[str, 
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = dict(payload, config_hash=config_hash(payload["train_config"]))
     kept = False
+    blob = None
     if optimizer is not None:
         with_opt = dict(payload, optimizer=optimizer)
-        if _size(with_opt) <= STATE_MAX_BYTES:
+        blob = _serialized(with_opt)
+        if len(blob) <= STATE_MAX_BYTES:
             payload, kept = with_opt, True
-    size = _size(payload)
-    if size > STATE_MAX_BYTES:
-        raise PunctError(f"the trained part is {size / 1e6:.1f} MB, over the {STATE_MAX_BYTES / 1e6:.0f} MB a state "
-                         "file may hold (a model with adapter: lora saves only what it trains)", path)
-    ckpt.save(path, payload)
+        else:
+            blob = None
+    if blob is None:
+        blob = _serialized(payload)
+    if len(blob) > STATE_MAX_BYTES:
+        raise PunctError(f"the trained part is {len(blob) / 1e6:.1f} MB, over the {STATE_MAX_BYTES / 1e6:.0f} MB a "
+                         "state file may hold (a model with adapter: lora saves only what it trains)", path)
+    with atomic_write(path, "wb", encoding=None) as f:  # the bytes measured, as punct.engine.checkpoint.save writes them
+        f.write(blob)
     with atomic_write(path.with_suffix(path.suffix + STATE_JSON)) as f:
         json.dump(readable_record(payload), f, indent=1, default=_json_default)
         f.write("\n")
@@ -94,12 +100,13 @@ def _json_default(x):
     return str(x)
 
 
-def _size(payload: dict[str, Any]) -> int:
+def _serialized(payload: dict[str, Any]) -> bytes:
+    """The bytes ``punct.engine.checkpoint.save`` would write for ``payload``."""
     import io
 
     buf = io.BytesIO()
     torch.save(dict(payload, format=ckpt.FORMAT), buf)
-    return buf.tell()
+    return buf.getvalue()
 
 
 def read_state(path: str | Path, cfg, model_args: dict[str, Any], ck: dict[str, Any] | None = None

@@ -26,10 +26,10 @@ def check_device(device: str, world: int) -> None:
         raise PunctError("--device cuda trains in one process (data-parallel runs are for the CPU)")
 
 
-def on_device(cfg: TrainConfig, model: torch.nn.Module, device: str, world: int) -> TrainConfig:
-    """Move ``model`` to ``device`` (a GPU: ``cuda`` or ``cuda:N``); the config it then trains
-    with: bf16 matrix products there (what is learnt is the same config's, and so is its hash)."""
-    check_device(device, world)
+def on_device(cfg: TrainConfig, model: torch.nn.Module, device: str) -> TrainConfig:
+    """Move ``model`` to ``device`` (a GPU: ``cuda`` or ``cuda:N``, passed by ``check_device``
+    at the start of the run); the config it then trains with: bf16 matrix products there (what
+    is learnt is the same config's, and so is its hash)."""
     model.to(device)
     torch.backends.cuda.matmul.allow_tf32 = True
     if cfg.precision == "fp32":

@@ -65,10 +65,16 @@ NAMED_MODELS = {"default": DEFAULT_MODEL,
                 "accurate": Path(__file__).resolve().parents[1] / "assets" / "accurate.pt"}
 
 
+def is_named_model(path: str | Path) -> bool:
+    """Whether ``path`` names a shipped model (NAMED_MODELS) rather than a file: a file of that
+    name in the working folder is that file."""
+    return str(path) in NAMED_MODELS and not Path(path).exists()
+
+
 def resolve_model(path: str | Path | None) -> Path:
     """``path``, a shipped model's name (NAMED_MODELS), or the default model; a PunctError
     says how to get one when it is missing."""
-    if path is not None and str(path) in NAMED_MODELS and not Path(path).exists():
+    if path is not None and is_named_model(path):
         named = NAMED_MODELS[str(path)]
         if not named.is_file():
             raise PunctError(f"the shipped model {path!r} is missing from this installation", named)

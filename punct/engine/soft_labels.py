@@ -95,13 +95,9 @@ def _identity(path: Path) -> dict[str, Any]:
     """What the decoded chunks were made from: the file's size and sha256 (not its place or
     time, which a fresh clone or another machine changes), so that the chunks of the same
     teacher on the same text go on in another session or directory."""
-    import hashlib
+    from punct.engine.runtime import file_digest
 
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return {"size": path.stat().st_size, "sha256": h.hexdigest()}
+    return {"size": path.stat().st_size, "sha256": file_digest(path)}
 
 
 def _eta(seconds: float) -> str:

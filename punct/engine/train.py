@@ -148,7 +148,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                     start.prog, resolved, model_args, payload_extra)
 
     if device != "cpu":
-        cfg = on_device(cfg, model, device, world)
+        cfg = on_device(cfg, model, device)
     opt = make_optimizer(cfg, model.parameters())
     if start.resumed is not None:
         model.load_state_dict(start.resumed["state_dict"])

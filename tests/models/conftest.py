@@ -97,10 +97,9 @@ TAGGER = ["model_args.pretrained=false", "model_args.freeze_layers=0", "model_ar
           "model_args.overlap=4", "lr=0.001", "warmup_steps=0", "decode_window=20", "valid_batch_size=4"]
 
 
-@pytest.fixture(scope="session")
-def tiny_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
-    """best.pt of a tiny random MPNet tagger with a case head (conf/mpnet.yaml), trained two
-    steps; load it with the ``tiny_mpnet`` fixture (which installs its encoder)."""
+def _train_tiny_tagger(conf: str, overrides: list[str], folder, data, exp, **kw) -> None:
+    """Train the tiny random MPNet tagger of ``conf`` on ``data`` into ``exp`` on one thread,
+    with the tiny encoder ``folder`` installed for the run (``kw``: train's state, say)."""
     import torch
 
     from punct.config import load_config
@@ -108,15 +107,22 @@ def tiny_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
     from punct.engine.train import train
 
     root = Path(__file__).resolve().parents[2]
-    exp = tmp_path_factory.mktemp("stage1_tagger")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(tiny_mpnet_folder))
+        mp.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(folder))
         n = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            train(load_config(root / "conf/mpnet.yaml", TrainConfig, TAGGER + RUN1), *tiny_model_data, exp)
+            train(load_config(root / conf, TrainConfig, overrides + RUN1), *data, exp, **kw)
         finally:
             torch.set_num_threads(n)
+
+
+@pytest.fixture(scope="session")
+def tiny_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
+    """best.pt of a tiny random MPNet tagger with a case head (conf/mpnet.yaml), trained two
+    steps; load it with the ``tiny_mpnet`` fixture (which installs its encoder)."""
+    exp = tmp_path_factory.mktemp("stage1_tagger")
+    _train_tiny_tagger("conf/mpnet.yaml", TAGGER, tiny_mpnet_folder, tiny_model_data, exp)
     return exp / "best.pt"
 
 
@@ -130,23 +136,9 @@ LORA_TAGGER = ["model_args.pretrained=false", "model_args.max_length=16", "model
 def tiny_lora_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
     """The state file of a tiny random MPNet tagger with adapters and a case head
     (conf/accurate.yaml), trained two steps: what models/accurate/tagger.pt is."""
-    import torch
-
-    from punct.config import load_config
-    from punct.engine.config import TrainConfig
-    from punct.engine.train import train
-
-    root = Path(__file__).resolve().parents[2]
     d = tmp_path_factory.mktemp("stage1_lora")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PUNCT_ENCODER_DIR_ALL_MPNET_BASE_V2", str(tiny_mpnet_folder))
-        n = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            train(load_config(root / "conf/accurate.yaml", TrainConfig, LORA_TAGGER + RUN1), *tiny_model_data,
-                  d / "exp", state=d / "tagger.pt")
-        finally:
-            torch.set_num_threads(n)
+    _train_tiny_tagger("conf/accurate.yaml", LORA_TAGGER, tiny_mpnet_folder, tiny_model_data, d / "exp",
+                       state=d / "tagger.pt")
     return d / "tagger.pt"
 
 
