@@ -13,6 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("score", "score punctuation of a hypothesis against a reference"),
     "compare": ("compare", "is one hypothesis' punctuation better than another's? (paired bootstrap)"),
     "restore": ("restore", "punctuate ASR output (CTM, TextGrid, JSON, text) with a trained model"),
+    "recognize": ("asr_live", "decode audio files with pocketsphinx into CTM lines as each is done (a live source)"),
     "align": ("align_one", "force-align one recording to its transcript"),
     "train": ("train", "train a model from a config on prepared data directories"),
     "decode": ("decode", "decode a data directory with a trained model"),

@@ -73,6 +73,15 @@ def test_textgrid_in_textgrid_out_keeps_the_other_tiers_and_the_time_span(tiny, 
     (tmp_path / "o.ctm").write_text("rec 1 0.50 0.40 so\nrec 1 0.60 0.50 how\nrec 1 1.40 0.30 are\n")
     restore_file(tmp_path / "o.ctm", tmp_path / "o.TextGrid", model=model_path)
     assert "1 word(s) of the words tier moved or shortened" in caplog.text and "largest shift 0.300 s" in caplog.text
+    # or, with --textgrid-overlaps tiers, kept on a second words tier with their times
+    restore_file(tmp_path / "o.ctm", tmp_path / "t.TextGrid", model=model_path,
+                 write_options=WriteOptions(textgrid_overlaps="tiers"))
+    back = ptg.openTextgrid(str(tmp_path / "t.TextGrid"), includeEmptyIntervals=False)
+    assert back.tierNames == ("words", "words 2", "sentences")
+    assert [(e.start, e.end, e.label.rstrip(",.?")) for e in back.getTier("words").entries] == [
+        (0.5, 0.9, "so"), (1.4, 1.7, "are")]
+    assert [(e.start, e.end, e.label.rstrip(",.?")) for e in back.getTier("words 2").entries] == [(0.6, 1.1, "how")]
+    assert "1 word(s) of the words tier overlap the word before them: on 1 more words tier(s)" in caplog.text
 
 
 def test_a_long_restore_on_a_terminal_shows_its_progress_as_windows_are_decided(tiny, monkeypatch):

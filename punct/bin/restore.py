@@ -83,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="data directory: 'text' holds the words as the input spelled them (default), or with their "
                         "marks ('punctuated', the text lhotse and other readers of 'text' take); 'labels' beside "
                         "it either way")
+    w.add_argument("--textgrid-overlaps", default="move", choices=("move", "tiers"),
+                   help="TextGrid: a word that starts before the word before it ends (a CTM's jitter, overlapping "
+                        "speech) is moved to follow it ('move', default; a warning gives how many and the largest "
+                        "shift), or put on another words tier of its speaker, 'words 2' ... ('tiers': no time changes)")
     p.add_argument("--segments", default=None, help="Kaldi segments file: INPUT is a CTM of its utterances (times "
                                                     "relative to each segment) or of its recordings (absolute times, "
                                                     "cut into the segments); the output has the segments' utterances")
@@ -114,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what runs the model: ONNX Runtime (the graph exported once and cached in "
                         "$PUNCT_CACHE/onnx, default ~/.cache/punct), its int8 quantization, or torch; default "
                         "$PUNCT_RUNTIME, else auto: onnx when onnxruntime is installed and the model exports")
+    from punct.bin.live import add_live_options
+
+    add_live_options(p)
     add_common(p)
     return p
 
@@ -124,6 +131,10 @@ STDIN_NAME = "<stdin>"
 def _main(args: argparse.Namespace) -> int:
     from punct.fsutil import check_not_input, is_stream
 
+    if args.live:
+        from punct.bin.live import main_live
+
+        return main_live(args)
     if args.input == "-":
         return _main_spooled(args, sys.stdin.buffer, STDIN_NAME)
     require_inputs([args.input], "input")
@@ -189,6 +200,7 @@ def _write_options(args: argparse.Namespace):
                         max_cue_seconds=args.max_cue_seconds, min_cue_seconds=args.min_cue_seconds,
                         word_times=not args.no_word_times,
                         bracketed=args.bracketed, datadir_text=args.datadir_text,
+                        textgrid_overlaps=args.textgrid_overlaps,
                         carry_from=src if src.is_dir() and ((src / "text").is_file() or (src / "ctm").is_file()) else None,
                         textgrid_from=src if src.is_file() and src.suffix.lower() == ".textgrid" else None)
 

@@ -166,19 +166,26 @@ class Restorer:
         return hit
 
     def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
-                copy: bool = True, end_sentence: bool = True, case: bool = False) -> list[Utterance]:
+                copy: bool = True, end_sentence: bool = True, case: bool = False, pauses: dict | None = None,
+                quiet: bool = False) -> list[Utterance]:
         """Copies of ``utts`` whose words carry the predicted labels (module docstring);
         ``copy=False`` sets the labels of ``utts`` themselves (and returns them), saving memory.
         ``end_sentence``: the last word of each input ends a sentence (``input_ends``);
-        ``case``: with a case head, the words are spelled in their predicted case (``true_case``)."""
+        ``case``: with a case head, the words are spelled in their predicted case (``true_case``).
+        ``pauses`` (with ``copy=False``): {id(word): its PAUSE_FEATURES row} given by the caller
+        instead of computed from the times (punct.engine.live: the pauses known so far);
+        ``quiet``: no summary in the log (a live stream restores a window a word)."""
         out, streams = _output_streams(utts, copy, speaker_breaks)
         ends = input_ends(out) if end_sentence else []
-        probs, cases = self._run(streams, out, progress, keep={id(w) for w in ends}, cases=case and self.has_case)
+        probs, cases = self._run(streams, out, progress, keep={id(w) for w in ends}, cases=case and self.has_case,
+                                 pauses=pauses, quiet=quiet)
         if speaker_breaks:
             end_turns(streams)
         end_inputs(ends, probs)
         if case and self.has_case:
-            log.info("true case: %d words spelled anew", true_case(streams, cases, self.mixed))
+            n = true_case(streams, cases, self.mixed)
+            if not quiet:
+                log.info("true case: %d words spelled anew", n)
         return out
 
     def word_posteriors(self, streams: list[list[Word]], utts: Sequence[Utterance], progress: bool = False) -> dict:
@@ -187,17 +194,20 @@ class Restorer:
         return self._run(streams, utts, progress, probs=True)[0]
 
     def _run(self, streams: list[list[Word]], out: Sequence[Utterance], progress: bool, probs: bool = False,
-             keep: set[int] | frozenset[int] = frozenset(), cases: bool = False) -> tuple[dict, dict]:
+             keep: set[int] | frozenset[int] = frozenset(), cases: bool = False, pauses: dict | None = None,
+             quiet: bool = False) -> tuple[dict, dict]:
         """Label the words of ``streams``; returns ({id(word): posteriors} of every word with
         ``probs``, else of the words in ``keep``; {id(word): case class} with ``cases``: the class
-        predicted at the word's first token)."""
+        predicted at the word's first token). ``pauses``, ``quiet``: as ``restore``."""
         import numpy as np
 
         no_mark = np.eye(len(LABELS), dtype=np.float32)[LABELS.index(O)]  # the first word of a joined pair
         pending: list[deque[tuple[list[Word], int]]] = [deque() for _ in streams]
         word_probs: dict = {}
         word_cases: dict = {}
-        rows = self._pause_rows(out) if self.inputs is not None else None
+        rows = None
+        if self.inputs is not None:
+            rows = self._pause_rows(out) if pauses is None else self._selected(pauses)
 
         def source(si: int) -> Iterator:
             q = pending[si]
@@ -254,7 +264,8 @@ class Restorer:
         if bar is not None:
             bar.close()
         dt = time.monotonic() - t0
-        log.info("restored %d words in %d streams in %.1f s (%.0f words/s)", n_words, len(streams), dt, n_words / max(dt, 1e-9))
+        if not quiet:
+            log.info("restored %d words in %d streams in %.1f s (%.0f words/s)", n_words, len(streams), dt, n_words / max(dt, 1e-9))
         return word_probs, word_cases
 
 
@@ -312,6 +323,19 @@ class Restorer:
             sel = self.inputs.select(m, PAUSE_FEATURES)
             out.update((id(w), (m[i], sel[i])) for i, w in enumerate(u.words))
         return out
+
+    def _selected(self, pauses: dict) -> dict[int, tuple["np.ndarray", "np.ndarray"]]:
+        """``_pause_rows`` of the rows a caller gave ({id(word): PAUSE_FEATURES row})."""
+        import numpy as np
+
+        from punct.prosody.pause import PAUSE_FEATURES
+
+        if not pauses:
+            return {}
+        keys = list(pauses)
+        m = np.stack([pauses[k] for k in keys]).astype(np.float32)
+        sel = self.inputs.select(m, PAUSE_FEATURES)
+        return {k: (m[i], sel[i]) for i, k in enumerate(keys)}
 
     def _token_rows(self, rows, k: int) -> list:
         """The model's feature rows (FeatureInputs.select) of the ``k`` tokens of one word whose

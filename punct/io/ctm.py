@@ -120,21 +120,28 @@ def _parse(path: Path) -> _Groups:
             continue
         if not line.strip() or line.startswith(";;"):
             continue
-        fl = line.split()
-        if not _field_count_ok(fl):
-            raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]' (or 7 or 8, "
-                             f"'... confidence type [speaker]', type one of {', '.join(sorted(NIST_TYPES))}), got "
-                             f"{len(fl)}" + (f" (type {fl[6]!r})" if len(fl) in (7, 8) else ""), path, lineno)
-        start = seconds(fl[2], "start time", path, lineno)
-        dur = seconds(fl[3], "duration", path, lineno)
-        conf = None
-        if len(fl) >= 6 and fl[5].upper() != "NA":
-            conf = finite_number(fl[5], "confidence", path, lineno)
-        raw = (fl[2], fl[3], " ".join(fl[5:]) or None)
-        groups.setdefault((fl[0], fl[1]), []).append((start, start + dur, fl[4], conf, lineno, raw))
+        key, entry = word_line(line, path, lineno)
+        groups.setdefault(key, []).append(entry)
     if not groups:
         raise PunctError("no words (empty CTM)", path)
     return groups
+
+
+def word_line(line: str, path: str | Path, lineno: int) -> tuple[tuple[str, str], tuple]:
+    """((file, channel), (start, end, token, confidence, line number, raw times)) of one word
+    line of a CTM (``_Groups``); a PunctError names the line's problem."""
+    fl = line.split()
+    if not _field_count_ok(fl):
+        raise PunctError(f"expected 5 or 6 fields 'file channel start duration word [confidence]' (or 7 or 8, "
+                         f"'... confidence type [speaker]', type one of {', '.join(sorted(NIST_TYPES))}), got "
+                         f"{len(fl)}" + (f" (type {fl[6]!r})" if len(fl) in (7, 8) else ""), path, lineno)
+    start = seconds(fl[2], "start time", path, lineno)
+    dur = seconds(fl[3], "duration", path, lineno)
+    conf = None
+    if len(fl) >= 6 and fl[5].upper() != "NA":
+        conf = finite_number(fl[5], "confidence", path, lineno)
+    raw = (fl[2], fl[3], " ".join(fl[5:]) or None)
+    return (fl[0], fl[1]), (start, start + dur, fl[4], conf, lineno, raw)
 
 
 def _comment_mark(groups: _Groups, line: str, path: Path, lineno: int) -> None:

@@ -26,6 +26,8 @@ BRACKETED = ("drop", "escape")
 #: without marks); ``punctuated`` with each word's mark attached (``morning,``), which
 #: ``lhotse kaldi import`` and other readers of ``text`` take as the supervision's text.
 DATADIR_TEXT = ("spelling", "punctuated")
+#: what a TextGrid output does with words whose times overlap (punct.io.textgrid.write)
+TEXTGRID_OVERLAPS = ("move", "tiers")
 
 
 @dataclass(frozen=True)
@@ -47,10 +49,13 @@ class WriteOptions:
     carry_from: Path | None = None
     #: the input TextGrid, whose other tiers and time span a TextGrid output keeps
     textgrid_from: Path | None = None
+    #: TextGrid: a word overlapping the one before is moved (``move``) or put on another tier (``tiers``)
+    textgrid_overlaps: str = "move"
 
     def __post_init__(self) -> None:
         for name, value, allowed in (("ctm_marks", self.ctm_marks, CTM_MARKS), ("bracketed", self.bracketed, BRACKETED),
-                                     ("datadir_text", self.datadir_text, DATADIR_TEXT)):
+                                     ("datadir_text", self.datadir_text, DATADIR_TEXT),
+                                     ("textgrid_overlaps", self.textgrid_overlaps, TEXTGRID_OVERLAPS)):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
         if self.max_line_chars < 1 or self.max_lines < 1 or not self.max_cue_seconds > 0:

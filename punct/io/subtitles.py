@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Iterable
 from punct.errors import PunctError
 from punct.tables import time_problem
 from punct.fsutil import atomic_write
-from punct.io.sentences import CueLimits, attach_marks_only, make_cues, make_word, punctuated, spelling, split_token
+from punct.io.sentences import Cue, CueLimits, attach_marks_only, make_cues, make_word, punctuated, spelling, split_token
 from punct.labels import O, stronger
 from punct.words import Utterance, Word
 
@@ -236,38 +236,42 @@ def shown(utts: Iterable[Utterance], kind: str, bracketed: str = "drop") -> list
 
 def to_srt(utts: Iterable[Utterance], limits: CueLimits = CueLimits(), bracketed: str = "drop") -> str:
     """SubRip text of the utterances' sentence cues."""
-    out = []
-    for i, c in enumerate(_cues(shown(utts, "srt", bracketed), limits), 1):
-        out.append(f"{i}\n{_stamp(c.start, ',')} --> {_stamp(c.end, ',')}\n" + "\n".join(c.lines) + "\n")
-    return "\n".join(out)
+    return "\n".join(srt_cue(i, c) for i, c in enumerate(_cues(shown(utts, "srt", bracketed), limits), 1))
+
+
+def srt_cue(i: int, c: Cue) -> str:
+    """SubRip block ``i`` (counted from 1) of cue ``c``."""
+    return f"{i}\n{_stamp(c.start, ',')} --> {_stamp(c.end, ',')}\n" + "\n".join(c.lines) + "\n"
 
 
 def to_vtt(utts: Iterable[Utterance], limits: CueLimits = CueLimits(), word_times: bool = True,
            bracketed: str = "drop") -> str:
     """WebVTT text of the utterances' sentence cues (speakers as ``<v>``, word starts inline
     unless ``word_times=False``)."""
-    out = ["WEBVTT\n"]
-    for c in _cues(shown(utts, "vtt", bracketed), limits):
-        tokens = []
-        last, end = _ms(c.start), _ms(c.end)
-        for k, w in enumerate(c.words):
-            tok = _vtt_escape(punctuated(w))
-            # WebVTT: a timestamp lies inside its cue and after the one before it, as written (in ms); a
-            # word that starts no later (times out of order or equal, as real CTMs have them) gets none
-            if word_times and k > 0 and w.start is not None and last < _ms(w.start) < end:
-                tok = f"<{_stamp(w.start, '.')}>" + tok
-                last = _ms(w.start)
-            tokens.append(tok)
-        # the lines of c.lines, with the (escaped, timestamped) tokens: words hold no spaces
-        lines, pos = [], 0
-        for line in c.lines:
-            n = len(line.split(" "))
-            lines.append(" ".join(tokens[pos : pos + n]))
-            pos += n
-        if c.speaker is not None:
-            lines[0] = f"<v {_vtt_escape(c.speaker)}>" + lines[0]
-        out.append(f"{_stamp(c.start, '.')} --> {_stamp(c.end, '.')}\n" + "\n".join(lines) + "\n")
-    return "\n".join(out)
+    return "\n".join(["WEBVTT\n"] + [vtt_cue(c, word_times) for c in _cues(shown(utts, "vtt", bracketed), limits)])
+
+
+def vtt_cue(c: Cue, word_times: bool = True) -> str:
+    """WebVTT block of cue ``c`` (its speaker as ``<v>``, word starts inline with ``word_times``)."""
+    tokens = []
+    last, end = _ms(c.start), _ms(c.end)
+    for k, w in enumerate(c.words):
+        tok = _vtt_escape(punctuated(w))
+        # WebVTT: a timestamp lies inside its cue and after the one before it, as written (in ms); a
+        # word that starts no later (times out of order or equal, as real CTMs have them) gets none
+        if word_times and k > 0 and w.start is not None and last < _ms(w.start) < end:
+            tok = f"<{_stamp(w.start, '.')}>" + tok
+            last = _ms(w.start)
+        tokens.append(tok)
+    # the lines of c.lines, with the (escaped, timestamped) tokens: words hold no spaces
+    lines, pos = [], 0
+    for line in c.lines:
+        n = len(line.split(" "))
+        lines.append(" ".join(tokens[pos : pos + n]))
+        pos += n
+    if c.speaker is not None:
+        lines[0] = f"<v {_vtt_escape(c.speaker)}>" + lines[0]
+    return f"{_stamp(c.start, '.')} --> {_stamp(c.end, '.')}\n" + "\n".join(lines) + "\n"
 
 
 def _cues(utts: Iterable[Utterance], limits: CueLimits):

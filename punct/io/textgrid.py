@@ -303,11 +303,31 @@ def _monotone(words: list[Word]) -> tuple[list[tuple[float, float]], int, float]
     return out, changed, shift
 
 
+def _layers(words: list[Word]) -> list[list[tuple[float, float, Word]]]:
+    """``words`` (in tier order) on as few tiers as keep every word's times: each word on the
+    first tier whose last interval ends by its start (``overlaps="tiers"``)."""
+    layers: list[list[tuple[float, float, Word]]] = []
+    for w in words:
+        s, e = w.start, max(w.end, w.start + MIN_INTERVAL)
+        for layer in layers:
+            if layer[-1][1] <= s + 1e-9:
+                layer.append((s, e, w))
+                break
+        else:
+            layers.append([(s, e, w)])
+    return layers
+
+
 def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sentence_tier: bool = True,
-          source: str | Path | None = None) -> None:
+          source: str | Path | None = None, overlaps: str = "move") -> None:
     """Write a TextGrid: per speaker a punctuated words tier and a sentence tier. ``source``:
     the TextGrid the words were read from, whose other tiers (phones, say) are kept as they
-    are, in their place, and whose time span the output keeps (or extends to its words)."""
+    are, in their place, and whose time span the output keeps (or extends to its words).
+    ``overlaps``: a word that starts before the word before it ends is moved (``move``: the
+    module docstring), or put on another words tier of its speaker, ``<speaker> - words 2``
+    and on (``tiers``: every word keeps its times)."""
+    if overlaps not in ("move", "tiers"):
+        raise ValueError(f"overlaps must be move or tiers, not {overlaps!r}")
     from praatio import textgrid as ptg
 
     path = Path(path)
@@ -331,12 +351,23 @@ def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sent
     for key, keyed in tiers.items():
         words = [w for _, w in sorted(keyed, key=lambda x: x[0])]
         times, changed, shift = _monotone(words)
+        prefix = "" if key is None else f"{key} - "
+        extra = []
+        if overlaps == "tiers" and changed:
+            layers = _layers(words)
+            extra = [(f"{prefix}words {j + 2}", [(s, e, punctuated(w)) for s, e, w in layer])
+                     for j, layer in enumerate(layers[1:])]
+            log.warning("%s: %d word(s) of %s overlap the word before them: on %d more words tier(s), their times "
+                        "kept", path, sum(len(x) for x in layers[1:]), key or "the words tier", len(extra))
+            changed = 0
         if changed:
             log.warning("%s: %d word(s) of %s moved or shortened so that its intervals follow one another (an "
                         "interval tier cannot overlap; largest shift %.3f s)", path, changed, key or "the words tier",
                         shift)
         fixed = {id(w): t for w, t in zip(words, times)}
         entries = [(s, e, punctuated(w)) for w, (s, e) in zip(words, times)]
+        if extra:
+            entries = [(s, e, punctuated(w)) for s, e, w in layers[0]]
         sent_entries = []
         for sent in sorted(sents.get(key, []), key=lambda s: fixed[id(s[0])][0]):
             s = fixed[id(sent[0])][0]
@@ -345,17 +376,18 @@ def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sent
                 s = sent_entries[-1][1]
             if e > s:
                 sent_entries.append((s, e, punctuated_line(sent)))
-        xmax = max(xmax, entries[-1][1], *(e for _, e, _ in sent_entries))
-        prefix = "" if key is None else f"{key} - "
-        built.append((prefix, entries, sent_entries))
+        xmax = max(xmax, entries[-1][1], *(e for _, e, _ in sent_entries), *(x[-1][1] for _, x in extra))
+        built.append((prefix, entries, sent_entries, extra))
     xmin, kept = 0.0, []
     if source is not None:
         src = _open_source(source)
         xmin, xmax = min(src.minTimestamp, 0.0), max(xmax, src.maxTimestamp)
         kept = list(src.tiers)
     ours = {}
-    for prefix, entries, sent_entries in built:
+    for prefix, entries, sent_entries, extra in built:
         ours[prefix + "words"] = ptg.IntervalTier(prefix + "words", entries, xmin, xmax)
+        for name, more in extra:
+            ours[name] = ptg.IntervalTier(name, more, xmin, xmax)
         if sentence_tier:
             ours[prefix + "sentences"] = ptg.IntervalTier(prefix + "sentences", sent_entries, xmin, xmax)
     placed = set()

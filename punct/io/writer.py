@@ -97,7 +97,7 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
     elif fmt == "textgrid":
         from punct.io import textgrid
 
-        textgrid.write(utts, path, source=options.textgrid_from)
+        textgrid.write(utts, path, source=options.textgrid_from, overlaps=options.textgrid_overlaps)
     elif fmt == "json":
         from punct.io import wordjson
 

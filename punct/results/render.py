@@ -325,6 +325,11 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
                              f"--nj {' '.join(str(r.get('nj')) for r in speed)} --json {spd}` "
                              f"(LJ Speech, {_fmt(speed[0].get('audio_s'), 0)} s of audio)"])
     out.update(_issue48_sections(exp_root))
+    from punct.results.live import live_section
+
+    live = live_section(exp_root)
+    if live:
+        out["live"] = live
     return out
 
 
