@@ -3,7 +3,7 @@ and writes each word's mark as soon as it is decided (punct.engine.live), in the
 punct.io.live.
 
     recognizer | punct restore --live -                 # punctuated text, a sentence a line
-    mkfifo words; punct restore --live words -o out.srt --lookahead 5
+    mkfifo words; punct restore --live words -o out.srt --lookahead 10
 
 A word's mark is final when ``--lookahead`` words have followed it, when a pause of more than
 ``--flush-after`` seconds follows it (in the word times, or no input for that long), or when
@@ -19,15 +19,16 @@ import select
 import signal
 import sys
 import time
+from collections import deque
 
 from punct.errors import PunctError
 
 log = logging.getLogger(__name__)
 
-#: words of right context before a mark is final, by default: the smallest lookahead within
-#: 2 points of offline F1 on the Earnings-21 Kaldi CTMs and test2011 (RESULTS.md, "Live
-#: punctuation"; benchmarks/bench_live.py)
-DEFAULT_LOOKAHEAD = 10
+#: words of right context before a mark is final, by default: the smallest lookahead measured
+#: within 2 points of offline F1 on both the Earnings-21 Kaldi CTMs (-0.6) and test2011 (-1.1)
+#: with the default model (RESULTS.md, "Live punctuation"; benchmarks/bench_live.py)
+DEFAULT_LOOKAHEAD = 5
 #: seconds of pause (or of no input) after which the words so far are decided: over twice
 #: the median pause before a period in Earnings-22 (0.45 s, ../shared/data/README.md)
 DEFAULT_FLUSH_AFTER = 1.0
@@ -55,7 +56,11 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
 
 
 class _Stop(Exception):
-    """SIGTERM, as SIGINT raises KeyboardInterrupt."""
+    """SIGINT or SIGTERM while the filter runs: its number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def main_live(args: argparse.Namespace) -> int:
@@ -131,6 +136,8 @@ class _Session:
         self.recordings = 0
         self.delays: list[int] = []
         self.compute = 0.0
+        self.arrivals: deque[float] = deque()  # wall time each pushed word came, in order
+        self.waits: list[float] = []  # wall seconds from a word's arrival to its mark written
 
     def _new(self, key) -> None:
         from punct.engine.live import LiveStream
@@ -148,6 +155,8 @@ class _Session:
             self._new(chunk.key)
         self.stream.push(chunk.words)
         self.words += len(chunk.words)
+        now = time.monotonic()
+        self.arrivals.extend(now for _ in chunk.words)
         if chunk.pause and not any(w.start is not None for w in chunk.words):
             self.stream.pause()  # a recognizer's end of utterance, without times to tell the pause
 
@@ -158,6 +167,8 @@ class _Session:
         words = self.stream.step()
         self.compute += time.process_time() - t0
         self.writer.write(words, self.key)
+        now = time.monotonic()
+        self.waits += [now - self.arrivals.popleft() for _ in words]
 
     def pause(self) -> None:
         if self.stream is not None and self.stream.next < self.stream.arrived:
@@ -186,9 +197,10 @@ def _loop(args, restorer, reader, writer, name: str) -> int:
     buf, lineno, status = "", 0, 0
 
     def stop(signum, frame):
-        raise _Stop()
+        raise _Stop(signum)
 
-    old = signal.signal(signal.SIGTERM, stop) if _main_thread() else None
+    # both flush, even where SIGINT came in ignored (a job started in the background)
+    old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)} if _main_thread() else {}
     try:
         while True:
             timeout = args.flush_after if args.flush_after and session.pending else None
@@ -214,11 +226,11 @@ def _loop(args, restorer, reader, writer, name: str) -> int:
                 break
     except KeyboardInterrupt:
         status = 130
-    except _Stop:
-        status = 143
+    except _Stop as e:
+        status = 128 + e.signum
     finally:
-        if old is not None:
-            signal.signal(signal.SIGTERM, old)
+        for s, h in old.items():
+            signal.signal(s, h)
         if fd != 0:
             os.close(fd)
     for line in [buf] if buf.strip() else []:  # a last line without its newline, at a signal
@@ -229,11 +241,12 @@ def _loop(args, restorer, reader, writer, name: str) -> int:
         session.push(chunk)
     session.end()
     writer.close()
-    d = session.delays
-    log.info("live: %d words of %d recording(s)%s; each mark decided %.1f words after its word on average; "
-             "%.2f ms of compute a word%s", session.words, session.recordings,
-             f", {reader.warnings} bad line(s)" if reader.warnings else "",
-             sum(d) / len(d) if d else 0.0, 1000 * session.compute / max(session.words, 1),
+    d, waits = session.delays, sorted(session.waits)
+    log.info("live: %d words of %d recording(s)%s; each mark written %.1f words after its word on average, "
+             "%.2f s after the word came (95%%: %.2f s); %.2f ms of compute a word%s", session.words,
+             session.recordings, f", {reader.warnings} bad line(s)" if reader.warnings else "",
+             sum(d) / len(d) if d else 0.0, sum(waits) / len(waits) if waits else 0.0,
+             waits[int(0.95 * (len(waits) - 1))] if waits else 0.0, 1000 * session.compute / max(session.words, 1),
              {130: " (stopped by SIGINT)", 143: " (stopped by SIGTERM)"}.get(status, ""))
     return status
 
@@ -242,3 +255,14 @@ def _main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m punct.bin.live ARGS``: ``punct restore --live ARGS``."""
+    from punct.bin.restore import main as restore_main
+
+    return restore_main(["--live", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
