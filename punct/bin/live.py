@@ -157,8 +157,6 @@ class _Session:
         self.words += len(chunk.words)
         now = time.monotonic()
         self.arrivals.extend(now for _ in chunk.words)
-        if chunk.pause and not any(w.start is not None for w in chunk.words):
-            self.stream.pause()  # a recognizer's end of utterance, without times to tell the pause
 
     def decide(self) -> None:
         if self.stream is None:

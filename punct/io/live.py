@@ -8,7 +8,8 @@ Input, told by its first line that is not blank unless ``kind`` says (``LINE_KIN
            "text"}`` (timed words), ``{"text"}`` alone (words without times), ``{"alternatives":
            [...]}`` (the first), a word object ``{"word", "start", "end"}``; partial results
            (``{"partial"}``) are skipped: their words come again in the final result. The end of
-           each result is a recognizer's end of utterance (a pause, ``Chunk.pause``).
+           each result is a recognizer's end of utterance (``Chunk.pause``); the filter does not
+           decide on it (a pause of unknown length), a silence in the times or of the input does.
 ``ctm``    CTM lines ``file channel start duration word [confidence]`` (punct.io.ctm), as an
            online Kaldi decoder prints them; a new file or channel is a new recording.
 ``words``  plain text: the words of each line, in order.
