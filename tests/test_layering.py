@@ -20,7 +20,7 @@ FLOORS = {
     "punct.models": 2, "punct.splits": 2,
     "punct.score": 3, "punct.score_report": 3, "punct.significance": 3, "punct.report": 3, "punct.figures": 3, "punct.wer": 3, "punct.results": 3,
     "punct.engine": 4,
-    "punct.bin": 5, "punct.restore": 5, "punct.api": 5,
+    "punct.bin": 5, "punct.restore": 5, "punct.live": 5, "punct.api": 5,
     "punct.cli": 6, "punct.__main__": 6,
 }
 

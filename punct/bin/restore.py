@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what runs the model: ONNX Runtime (the graph exported once and cached in "
                         "$PUNCT_CACHE/onnx, default ~/.cache/punct), its int8 quantization, or torch; default "
                         "$PUNCT_RUNTIME, else auto: onnx when onnxruntime is installed and the model exports")
-    from punct.bin.live import add_live_options
+    from punct.live import add_live_options
 
     add_live_options(p)
     add_common(p)
@@ -132,7 +132,7 @@ def _main(args: argparse.Namespace) -> int:
     from punct.fsutil import check_not_input, is_stream
 
     if args.live:
-        from punct.bin.live import main_live
+        from punct.live import main_live
 
         return main_live(args)
     if args.input == "-":

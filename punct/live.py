@@ -1,4 +1,4 @@
-"""``punct restore --live``: a filter that punctuates a growing input (standard input or a FIFO)
+"""``punct restore --live`` (its options are punct.bin.restore's): a filter that punctuates a growing input (standard input or a FIFO)
 and writes each word's mark as soon as it is decided (punct.engine.live), in the forms of
 punct.io.live.
 
@@ -254,13 +254,3 @@ def _main_thread() -> bool:
 
     return threading.current_thread() is threading.main_thread()
 
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m punct.bin.live ARGS``: ``punct restore --live ARGS``."""
-    from punct.bin.restore import main as restore_main
-
-    return restore_main(["--live", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())
