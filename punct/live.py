@@ -21,19 +21,10 @@ import sys
 import time
 from collections import deque
 
+from punct.engine.live import DEFAULT_CONTEXT, DEFAULT_FLUSH_AFTER, DEFAULT_LOOKAHEAD
 from punct.errors import PunctError
 
 log = logging.getLogger(__name__)
-
-#: words of right context before a mark is final, by default: the smallest lookahead measured
-#: within 2 points of offline F1 on both the Earnings-21 Kaldi CTMs (-0.6) and test2011 (-1.1)
-#: with the default model (RESULTS.md, "Live punctuation"; benchmarks/bench_live.py)
-DEFAULT_LOOKAHEAD = 5
-#: seconds of pause (or of no input) after which the words so far are decided: over twice
-#: the median pause before a period in Earnings-22 (0.45 s, ../shared/data/README.md)
-DEFAULT_FLUSH_AFTER = 1.0
-#: sentences of left context (punct.engine.live): 0 costs half the compute and 1-3 points of F1
-DEFAULT_CONTEXT = 2
 
 
 def add_live_options(p: argparse.ArgumentParser) -> None:
@@ -63,8 +54,9 @@ class _Stop(Exception):
         self.signum = signum
 
 
-def main_live(args: argparse.Namespace) -> int:
-    """The filter (module docstring) for the parsed ``punct restore`` arguments."""
+def main_live(args: argparse.Namespace, opts) -> int:
+    """The filter (module docstring) for the parsed ``punct restore`` arguments and the output
+    forms they give (punct.io.options.WriteOptions)."""
     from punct.io.live import KIND_ALIASES, LIVE_OUTPUTS, LineReader, LiveWriter
 
     if args.model and len(args.model) > 1 or args.weights or args.weights_from or args.bias:
@@ -92,12 +84,9 @@ def main_live(args: argparse.Namespace) -> int:
 
     restorer = Restorer.load(resolve_model(args.model[0] if args.model else None), window=args.window,
                              runtime=args.runtime, threads=args.threads, workers=1)
-    if restorer.has_case is False and args.case and not args.capitalize:
-        log.debug("the model has no case head: words keep the input's spelling")
     out = sys.stdout if args.output is None else open(args.output, "w", encoding="utf-8")
-    opts = _limits(args)
     writer = LiveWriter(out, fmt, limits=opts.cue_limits, word_times=opts.word_times, bracketed=opts.bracketed,
-                        ctm_marks=args.ctm_marks, flush_after=args.flush_after or None)
+                        ctm_marks=opts.ctm_marks, flush_after=args.flush_after or None)
     reader = LineReader(kind, name)
     try:
         return _loop(args, restorer, reader, writer, name)
@@ -113,16 +102,6 @@ def _format_of(output: str | None) -> str:
 
     return {".txt": "text", ".json": "json", ".jsonl": "json", ".ctm": "ctm", ".srt": "srt",
             ".vtt": "vtt"}.get(Path(output).suffix.lower(), "text")
-
-
-def _limits(args: argparse.Namespace):
-    from punct.io.options import WriteOptions
-
-    if not args.max_cue_seconds > 0 or not 0 <= args.min_cue_seconds <= args.max_cue_seconds:
-        raise PunctError("--max-cue-seconds must be positive and --min-cue-seconds between 0 and it")
-    return WriteOptions(max_line_chars=args.max_line_chars, max_lines=args.max_lines,
-                        max_cue_seconds=args.max_cue_seconds, min_cue_seconds=args.min_cue_seconds,
-                        word_times=not args.no_word_times, bracketed=args.bracketed)
 
 
 class _Session:
@@ -169,7 +148,7 @@ class _Session:
         self.waits += [now - self.arrivals.popleft() for _ in words]
 
     def pause(self) -> None:
-        if self.stream is not None and self.stream.next < self.stream.arrived:
+        if self.pending:
             self.stream.pause()
             self.decide()
             self.writer.pause(self.key)
@@ -185,7 +164,7 @@ class _Session:
 
     @property
     def pending(self) -> bool:
-        return self.stream is not None and self.stream.next < self.stream.arrived
+        return self.stream is not None and self.stream.pending
 
 
 def _loop(args, restorer, reader, writer, name: str) -> int:

@@ -134,7 +134,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.live:
         from punct.live import main_live
 
-        return main_live(args)
+        return main_live(args, _write_options(args))
     if args.input == "-":
         return _main_spooled(args, sys.stdin.buffer, STDIN_NAME)
     require_inputs([args.input], "input")

@@ -4,7 +4,7 @@
 A ``LiveStream`` holds the words of one recording as they come. A word's mark is decided when
 ``lookahead`` speech words have followed it, or when its right edge is known: a pause of more
 than ``flush_after`` seconds follows it in the word times, the caller says that one does
-(``pause``: no input for that long, or a recognizer's end of utterance), or the input ends
+(``pause``: no input for that long), or the input ends
 (``close``). It is decided by one window of the one inference path (Restorer.restore) over the
 words from the start of the open sentence, or of the ``context`` sentences decided before it
 (windows start at sentence ends, as offline windows do: punct.engine.infer), to exactly the
@@ -42,14 +42,23 @@ if TYPE_CHECKING:
 #: times (the next word known), a pause the caller reported, the end of the input
 OPEN, GAP, PAUSE, END = "open", "gap", "pause", "end"
 
+#: words of right context before a mark is final, by default: the smallest lookahead measured
+#: within 2 points of offline F1 on both the Earnings-21 Kaldi CTMs (-0.6) and test2011 (-1.1)
+#: with the default model (RESULTS.md, "Live punctuation"; benchmarks/bench_live.py)
+DEFAULT_LOOKAHEAD = 5
+#: seconds of pause (or of no input) after which the words so far are decided: over twice
+#: the median pause before a period in Earnings-22 (0.45 s, ../shared/data/README.md)
+DEFAULT_FLUSH_AFTER = 1.0
+#: sentences of left context: 0 costs half the compute and 1-3 points of F1
+DEFAULT_CONTEXT = 2
+
 
 @dataclass
 class Window:
-    """The words one model call reads for a stream: ``stream.words[first:last + 1]`` (as
-    copies in ``utt``), and the words it decides, ``stream.words[decide[0]]`` onwards."""
+    """The words one model call reads for a stream, from stream index ``first`` on (as copies
+    in ``utt``), how it ends (``tail``), and the stream indices of the words it decides."""
     stream: "LiveStream"
     first: int
-    last: int
     tail: str
     decide: list[int]
     utt: Utterance
@@ -61,9 +70,9 @@ class LiveStream:
     docstring). ``push`` words, ``pause`` or ``close`` it; ``ready`` gives the decided words
     (copies, in order, each with its label and spelling) through ``step`` or ``decide``."""
 
-    def __init__(self, restorer: "Restorer", lookahead: int = 10, flush_after: float | None = 1.0,
-                 case: bool = True, capitalize: bool = False, end_sentence: bool = True, name: str = "live",
-                 context: int = 2):
+    def __init__(self, restorer: "Restorer", lookahead: int = DEFAULT_LOOKAHEAD,
+                 flush_after: float | None = DEFAULT_FLUSH_AFTER, case: bool = True, capitalize: bool = False,
+                 end_sentence: bool = True, name: str = "live", context: int = DEFAULT_CONTEXT):
         if lookahead < 0:
             raise ValueError(f"lookahead must be at least 0, got {lookahead}")
         if flush_after is not None and not flush_after > 0:
@@ -77,11 +86,11 @@ class LiveStream:
         self.name = name
         self.words: list[Word] = []  # from index ``base`` of the stream on
         self.base = 0  # stream index of self.words[0]
-        self.start = 0  # stream index of the open sentence's first word
         if context < 0:
             raise ValueError(f"context must be at least 0 sentences, got {context}")
         self.context = int(context)  # decided sentences a window reads before the open one (module docstring)
-        self._starts: list[int] = [0]  # stream indices of the last sentences' first words
+        #: stream indices of the first words of the last ``context`` sentences and of the open one (last)
+        self._starts: list[int] = [0]
         self.next = 0  # stream index of the next word to decide
         self.edges: list[tuple[int, str]] = []  # (stream index a right edge is before, its kind), in order
         self.arrived = 0  # words pushed
@@ -110,9 +119,9 @@ class LiveStream:
             self._speech_at.append(self._speech)
 
     def pause(self) -> None:
-        """A pause follows the newest word (no input for ``flush_after`` seconds, a recognizer's
-        end of utterance): the words so far are decided with what has come."""
-        if self.arrived > self.next:
+        """A pause follows the newest word (no input for ``flush_after`` seconds): the words so
+        far are decided with what has come."""
+        if self.pending:
             self._edge(self.arrived, PAUSE)
 
     def close(self) -> None:
@@ -168,7 +177,7 @@ class LiveStream:
         return k + self.base
 
     def _window(self, i: int, last: int, tail: str, decide: list[int]) -> Window:
-        first = max(self._starts[0] if self.context else self.start, self.base)
+        first = max(self._starts[0], self.base)
         tokens = 0
         for j in range(last, first - 1, -1):  # the left end: at most the model's window of tokens
             w = self._word(j)
@@ -180,7 +189,7 @@ class LiveStream:
         words = [dataclasses.replace(self._word(j), label=O) for j in range(first, last + 1)]
         utt = Utterance(id=f"{self.name}:{first}", words=words)
         pauses = self._pauses(first, last, tail, words) if self.restorer.inputs is not None else None
-        return Window(self, first, last, tail, decide, utt, pauses)
+        return Window(self, first, tail, decide, utt, pauses)
 
     def _pauses(self, first: int, last: int, tail: str, words: list[Word]) -> dict:
         """{id(copy): PAUSE_FEATURES row} of the window's words, as far as they are known."""
@@ -193,11 +202,9 @@ class LiveStream:
         feats = pause_features([Utterance(id="w", words=ctx)])["w"]
         by_word = {id(w): feats[k] for k, w in enumerate(ctx)}
         col = {n: c for c, n in enumerate(PAUSE_FEATURES)}
-        out = {}
+        out = {id(c): by_word[id(self._word(j))].copy()
+               for j, c in zip(range(first, last + 1), words) if not is_nonspeech(c)}
         copies = [c for c in words if not is_nonspeech(c)]
-        originals = [self._word(j) for j in range(first, last + 1) if not is_nonspeech(self._word(j))]
-        for c, w in zip(copies, originals):
-            out[id(c)] = by_word[id(w)].copy()
         if copies and tail in (OPEN, PAUSE):
             row = out[id(copies[-1])]
             timed = copies[-1].end is not None and copies[-1].start is not None
@@ -234,7 +241,6 @@ class LiveStream:
         self.delays.append(self.arrived - (i + 1))
         self.next = i + 1
         if label in SENTENCE_END:
-            self.start = i + 1
             self._starts = (self._starts + [i + 1])[-(self.context + 1):]
         self.edges = [(a, k) for a, k in self.edges if a > self.next]
         self._trim()
@@ -260,33 +266,36 @@ class LiveStream:
         return out
 
     @property
+    def pending(self) -> bool:
+        """Some word has come and is not decided yet."""
+        return self.next < self.arrived
+
+    @property
     def done(self) -> bool:
         """Closed and every word decided."""
-        return self.closed and self.next >= self.arrived
+        return self.closed and not self.pending
 
 
 def decide(restorer: "Restorer", streams: Sequence[LiveStream]) -> None:
     """Decide every word of ``streams`` that can be decided now, the windows of all streams
     run together (one Restorer.restore a round, batched by the kernel)."""
+    from punct.casing import capitalize
+
     while True:
         wins = [w for w in (s.want() for s in streams) if w is not None]
         if not wins:
             return
-        ending = [w.tail == END and w.stream.end_sentence for w in wins]
-        for group in _batches([w for w, e in zip(wins, ending) if not e]) + _batches([w for w, e in zip(wins, ending) if e]):
-            pauses = None
-            if restorer.inputs is not None:
-                pauses = {}
-                for w in group:
-                    pauses.update(w.pauses or {})
-            outs = restorer.restore([w.utt for w in group], copy=False, end_sentence=group[0].tail == END and group[0].stream.end_sentence,
-                                    case=group[0].stream.case, pauses=pauses, quiet=True)
-            for w, out in zip(group, outs):
-                if w.stream.capitalize:
-                    from punct.casing import capitalize
-
-                    capitalize([out.words])
-                w.stream.settle(w, out)
+        for ending in (False, True):  # the windows that end the input, their last word a sentence end
+            for group in _batches([w for w in wins if (w.tail == END and w.stream.end_sentence) == ending]):
+                pauses = None
+                if restorer.inputs is not None:
+                    pauses = {k: row for w in group for k, row in (w.pauses or {}).items()}
+                outs = restorer.restore([w.utt for w in group], copy=False, end_sentence=ending,
+                                        case=group[0].stream.case, pauses=pauses, quiet=True)
+                for w, out in zip(group, outs):
+                    if w.stream.capitalize:
+                        capitalize([out.words])
+                    w.stream.settle(w, out)
 
 
 def _batches(wins: list[Window]) -> list[list[Window]]:

@@ -328,6 +328,19 @@ _HEADER = (";; punct: marks after words are on ';; punct-mark FILE CHANNEL START
            "which NIST sclite skips\n")
 
 
+def word_lines(w: Word, fid: str, ch: str, form: str = "comment", as_read: bool = False) -> str:
+    """The CTM line of timed word ``w`` of file ``fid``, channel ``ch``, in mark form ``form``
+    (``write``), and its ``;; punct-mark`` line after it when ``form`` is ``comment`` and it has
+    a mark; ValueError when the word or the ids cannot be written (empty, white space)."""
+    token = punctuated(w) if form == "glued" else spelling(w)
+    if not token or any(c.isspace() for c in token) or any(c.isspace() for c in fid + ch):
+        raise ValueError(f"cannot write {token!r} in a CTM (empty or contains white space)")
+    start, dur, conf = _fields(w, as_read)
+    line = f"{fid} {ch} {start} {dur} {token}{conf}\n"
+    mark = punctuated(w)[len(token):] if form == "comment" else ""
+    return line + (f"{MARK_COMMENT} {fid} {ch} {start} {mark}\n" if mark else "")
+
+
 def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comment", sort: bool = False,
           as_read: bool = False) -> None:
     """Write a CTM; every word needs times. ``marks`` (punct.io.options.CTM_MARKS): ``comment``
@@ -354,17 +367,12 @@ def write(utts: Iterable[Utterance], path: str | Path, marks: str | bool = "comm
         for k, w in enumerate(u.words):
             if w.start is None or w.end is None:
                 raise PunctError(f"word {k + 1} ({spelling(w)!r}) of {u.id} has no times; a CTM needs word times", path)
-            token = punctuated(w) if form == "glued" else spelling(w)
-            if not token or any(c.isspace() for c in token) or any(c.isspace() for c in fid + ch):
-                raise PunctError(f"{u.id}: cannot write {token!r} in a CTM (empty or contains white space)", path)
-            start, dur, conf = _fields(w, as_read)
+            try:
+                line = word_lines(w, fid, ch, form, as_read)
+            except ValueError as e:
+                raise PunctError(f"{u.id}: {e}", path) from None
+            any_mark = any_mark or MARK_COMMENT in line
             order = (w.start,) if sort else (u.words[0].start, n, k)
-            line = f"{fid} {ch} {start} {dur} {token}{conf}\n"
-            if form == "comment":
-                mark = punctuated(w)[len(token):]
-                if mark:
-                    line += f"{MARK_COMMENT} {fid} {ch} {start} {mark}\n"
-                    any_mark = True
             lines.append(((fid.encode("utf-8"), ch.encode("utf-8"), *order), line))
     lines.sort(key=lambda x: x[0])
     with atomic_write(path) as f:

@@ -8,8 +8,8 @@ Input, told by its first line that is not blank unless ``kind`` says (``LINE_KIN
            "text"}`` (timed words), ``{"text"}`` alone (words without times), ``{"alternatives":
            [...]}`` (the first), a word object ``{"word", "start", "end"}``; partial results
            (``{"partial"}``) are skipped: their words come again in the final result. The end of
-           each result is a recognizer's end of utterance (``Chunk.pause``); the filter does not
-           decide on it (a pause of unknown length), a silence in the times or of the input does.
+           a result decides nothing by itself (a pause of unknown length); a silence in the times
+           or of the input does.
 ``ctm``    CTM lines ``file channel start duration word [confidence]`` (punct.io.ctm), as an
            online Kaldi decoder prints them; a new file or channel is a new recording.
 ``words``  plain text: the words of each line, in order.
@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from punct.io.sentences import CueLimits, make_cues, punctuated, spelling, word_from_token
+from punct.io.sentences import CueLimits, fit_end, make_cues, punctuated, spelling, word_from_token
 from punct.labels import LABEL_TO_MARK, SENTENCE_END
 from punct.words import Utterance, Word
 
@@ -49,10 +49,9 @@ _TEXT_RE = re.compile(r'"text"\s*:\s*"((?:[^"\\]|\\.)*)')  # its closing quote m
 @dataclass
 class Chunk:
     """Words read from the input: ``key`` their recording ((file, channel) of a CTM; None: the
-    one stream of the input), ``pause``: a recognizer's end of utterance follows them."""
+    one stream of the input)."""
     key: tuple[str, str] | None
     words: list[Word] = field(default_factory=list)
-    pause: bool = False
 
 
 class LineReader:
@@ -85,7 +84,7 @@ class LineReader:
             return self._more_json(None)
         if self.kind == "ctm":
             return self._ctm(s, lineno)
-        return self._words(s.split(), lineno, None)
+        return self._words(s.split())
 
     def end(self) -> list[Chunk]:
         """At the end of the input: what an unfinished JSON object holds."""
@@ -128,16 +127,13 @@ class LineReader:
                 w = self._timed_word(it, lineno, k)
                 if w is not None:
                     words.append(w)
-            return [Chunk(None, words, pause=True)] if words else []
+            return [Chunk(None, words)] if words else []
         if "word" in obj:
             w = self._timed_word(obj, lineno, 0)
             return [Chunk(None, [w])] if w is not None else []
         text = obj.get("text")
         if isinstance(text, str):
-            chunks = self._words(text.split(), lineno, None)
-            for c in chunks:
-                c.pause = True
-            return chunks
+            return self._words(text.split())
         return self._bad(lineno, "a JSON object with no 'result', 'text' or 'word'", json.dumps(obj)[:80])
 
     def _timed_word(self, it, lineno: int, k: int) -> Word | None:
@@ -157,7 +153,7 @@ class LineReader:
         w = word_from_token(token.strip(), start=start, end=end, conf=None if conf is None else float(conf)) \
             if token.strip() and len(token.split()) == 1 else None
         if w is None and token.strip():
-            parts = self._words(token.split(), lineno, None)
+            parts = self._words(token.split())
             return parts[0].words[0] if parts and parts[0].words else None
         return w
 
@@ -179,9 +175,10 @@ class LineReader:
         w = word_from_token(token, start=round(start, 6), end=round(end, 6), conf=conf, raw_times=raw)
         return [Chunk(key, [w])] if w is not None else []
 
-    def _words(self, tokens: list[str], lineno: int, key) -> list[Chunk]:
+    def _words(self, tokens: list[str]) -> list[Chunk]:
+        """Plain words, of the input's one stream."""
         words = [w for w in (word_from_token(t) for t in tokens) if w is not None]
-        return [Chunk(key, words)] if words else []
+        return [Chunk(None, words)] if words else []
 
     def _bad(self, lineno: int, problem: str, text: str) -> list[Chunk]:
         """A line that does not parse: a warning, and the words that can be read from it."""
@@ -192,12 +189,12 @@ class LineReader:
             except json.JSONDecodeError:
                 words = m.group(1).split()
             self._warn(lineno, f"{problem}; the {len(words)} word(s) of its \"text\" kept")
-            return self._words(words, lineno, None)
+            return self._words(words)
         if text.lstrip().startswith("{"):
             self._warn(lineno, f"{problem}; no words in it")
             return []
         self._warn(lineno, f"{problem}; its words kept as plain words")
-        return self._words(text.split(), lineno, None)
+        return self._words(text.split())
 
     def _warn(self, lineno: int, message: str) -> None:
         self.warnings += 1
@@ -229,7 +226,6 @@ class LiveWriter:
         self.cues_written = 0
         self._line_open = False
         self._gap = False  # text: a recording ended, the next one's words begin after a blank line
-        self._recordings = 0
         self._last_key: object = ()
         self._sentence: list[Word] = []  # subtitles: the open sentence's shown words
         self._held: list = []  # subtitles: cues waiting for the next word's start
@@ -242,7 +238,6 @@ class LiveWriter:
             if self._last_key != ():
                 self.end(self._last_key)
             self._last_key = key
-            self._recordings += 1
         if self.fmt == "text":
             self._text(words)
         elif self.fmt == "json":
@@ -263,7 +258,7 @@ class LiveWriter:
         """A pause of at least ``flush_after`` seconds follows the words written: held cues may stay."""
         if self.fmt in ("srt", "vtt"):
             self._cue_sentence(force=True)  # a pause ends a cue: what was said before it is shown
-            last = self._last_end()
+            last = self._held[-1].end if self._held else None
             self._release(None if last is None or self.flush_after is None else last + self.flush_after)
             self.out.flush()
 
@@ -301,26 +296,17 @@ class LiveWriter:
 
     def _ctm(self, words: list[Word], key) -> None:
         from punct.errors import PunctError
-        from punct.io.ctm import MARK_COMMENT, format_time
+        from punct.io.ctm import word_lines
 
         fid, ch = key if key is not None else ("live", "1")
         for w in words:
             if w.start is None or w.end is None:
                 raise PunctError(f"word {spelling(w)!r} has no times: a CTM output needs timed input (CTM lines or "
                                  "Vosk results with words)")
-            if w.raw_times is not None:
-                s, d, tail = w.raw_times
-                fields = f"{s} {d} {spelling(w)}" + (f" {tail}" if tail else "")
-            else:
-                fields = f"{format_time(w.start)} {format_time(max(w.end - w.start, 0.0))} {spelling(w)}" + \
-                         ("" if w.conf is None else f" {format_time(w.conf)}")
-            token = spelling(w) if self.ctm_marks != "glued" else punctuated(w)
-            if self.ctm_marks == "glued":
-                fields = fields.replace(spelling(w), token, 1)
-            self.out.write(f"{fid} {ch} {fields}\n")
-            mark = punctuated(w)[len(spelling(w)):]
-            if mark and self.ctm_marks == "comment":
-                self.out.write(f"{MARK_COMMENT} {fid} {ch} {w.raw_times[0] if w.raw_times else format_time(w.start)} {mark}\n")
+            try:
+                self.out.write(word_lines(w, fid, ch, self.ctm_marks, as_read=True))
+            except ValueError as e:
+                raise PunctError(str(e)) from None
 
     def _vtt_header(self) -> None:
         self.out.write("WEBVTT\n")
@@ -369,16 +355,10 @@ class LiveWriter:
         for k, c in enumerate(self._held):
             nxt = self._held[k + 1].start if k + 1 < len(self._held) else next_start
             if nxt is not None:
-                if c.end > nxt:
-                    c.end = max(nxt, c.start)
-                if c.end - c.start < self.limits.min_seconds:
-                    c.end = max(c.end, min(c.start + self.limits.min_seconds, nxt))
+                fit_end(c, nxt, self.limits.min_seconds)
             self.cues_written += 1
             self.out.write(("\n" if self.cues_written > 1 or self.fmt == "vtt" else "")
                            + (srt_cue(self.cues_written, c) if self.fmt == "srt" else vtt_cue(c, self.word_times)))
         self._held = []
-
-    def _last_end(self) -> float | None:
-        return self._held[-1].end if self._held else None
 
 

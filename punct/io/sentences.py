@@ -373,12 +373,15 @@ def make_cues(utts: Sequence[Utterance], limits: CueLimits = CueLimits()) -> lis
                                    [costs[i] for i in rng[:-1]] + [0.0])
                 cues.append(Cue(start=start, end=end, words=ws, speaker=speaker_of(ws[0], u), lines=lines))
     cues.sort(key=lambda c: c.start)
-    for c, nxt in zip(cues, cues[1:]):  # a cue ends when the next begins (words whose times overlap)
-        if c.end > nxt.start:
-            c.end = max(nxt.start, c.start)
-    # a short cue stays up to min_seconds, as far as the next one allows; the last is left as
-    # spoken (the recording may end with it)
-    for c, nxt in zip(cues, cues[1:]):
-        if c.end - c.start < limits.min_seconds:
-            c.end = max(c.end, min(c.start + limits.min_seconds, nxt.start))
+    for c, nxt in zip(cues, cues[1:]):  # the last is left as spoken (the recording may end with it)
+        fit_end(c, nxt.start, limits.min_seconds)
     return cues
+
+
+def fit_end(c: Cue, next_start: float, min_seconds: float) -> None:
+    """Cue ``c`` ends when the next cue begins at ``next_start`` (words whose times overlap),
+    and a short cue stays up to ``min_seconds``, as far as the next one allows."""
+    if c.end > next_start:
+        c.end = max(next_start, c.start)
+    if c.end - c.start < min_seconds:
+        c.end = max(c.end, min(c.start + min_seconds, next_start))
