@@ -146,6 +146,10 @@ def test_line_reader_reads_vosk_ctm_and_words_and_keeps_the_words_of_bad_lines(c
     assert "<stdin>:5: a JSON object that does not end" in caplog.text
     assert "<stdin>:7: not a JSON object; its words kept as plain words" in caplog.text
     assert [w.text for c in vosk.feed('{"text": "so', 8) + vosk.end() for w in c.words] == ["so"]
+    many = vosk.feed('{"result": [{"word": "new york", "start": 1.0, "end": 1.5}, {"word": "city", "start": 1.5, '
+                     '"end": 1.8}]}', 9)
+    assert [(w.text, w.start) for c in many for w in c.words] == [("new", None), ("york", None), ("city", 1.5)]
+    assert "<stdin>:9: result item 1 holds 2 words; kept without times" in caplog.text
 
     ctm = LineReader(name="in.ctm")
     got = [c for k, line in enumerate(["call A 0.10 0.30 good 0.9", ";; comment", "call A 0.40 x morning",

@@ -122,24 +122,22 @@ class LineReader:
             obj = obj["alternatives"][0] if isinstance(obj["alternatives"][0], dict) else {}
         items = obj.get("result")
         if isinstance(items, list):
-            words = []
-            for k, it in enumerate(items):
-                w = self._timed_word(it, lineno, k)
-                if w is not None:
-                    words.append(w)
+            words = [w for k, it in enumerate(items) for w in self._timed_words(it, lineno, k)]
             return [Chunk(None, words)] if words else []
         if "word" in obj:
-            w = self._timed_word(obj, lineno, 0)
-            return [Chunk(None, [w])] if w is not None else []
+            words = self._timed_words(obj, lineno, 0)
+            return [Chunk(None, words)] if words else []
         text = obj.get("text")
         if isinstance(text, str):
             return self._words(text.split())
         return self._bad(lineno, "a JSON object with no 'result', 'text' or 'word'", json.dumps(obj)[:80])
 
-    def _timed_word(self, it, lineno: int, k: int) -> Word | None:
+    def _timed_words(self, it, lineno: int, k: int) -> list[Word]:
+        """The word of result item ``k`` with its times (bad ones warned of and left out), or the
+        words of an item that holds several, without times."""
         if not isinstance(it, dict) or not isinstance(it.get("word", it.get("text")), str):
             self._warn(lineno, f"result item {k + 1} has no 'word'; skipped")
-            return None
+            return []
         token = it.get("word", it.get("text"))
         start, end, conf = it.get("start"), it.get("end"), it.get("conf")
         ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) and x == x and abs(x) != float("inf")
@@ -150,12 +148,11 @@ class LineReader:
             start = end = None
         if not (isinstance(conf, (int, float)) and not isinstance(conf, bool) and conf == conf):
             conf = None
-        w = word_from_token(token.strip(), start=start, end=end, conf=None if conf is None else float(conf)) \
-            if token.strip() and len(token.split()) == 1 else None
-        if w is None and token.strip():
-            parts = self._words(token.split())
-            return parts[0].words[0] if parts and parts[0].words else None
-        return w
+        if len(token.split()) > 1:
+            self._warn(lineno, f"result item {k + 1} holds {len(token.split())} words; kept without times")
+            return [w for c in self._words(token.split()) for w in c.words]
+        w = word_from_token(token.strip(), start=start, end=end, conf=None if conf is None else float(conf))
+        return [w] if w is not None else []
 
     def _ctm(self, s: str, lineno: int) -> list[Chunk]:
         if s.startswith(";;"):
