@@ -9,8 +9,10 @@ from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
 from punct.io.sentences import punctuated
 from punct.labels import LABELS, label_id
-from punct.restore import (Restorer, output_format, read_input, render_text, resolve_model, restore_file,
-                           stream_words, write_output)
+from punct.engine.restorer import Restorer, resolve_model, stream_words
+from punct.io.reader import read_input
+from punct.io.writer import output_format, render_text, write_output
+from punct.restore import restore_file
 from punct.words import Utterance, Word
 
 WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "it", "'s",
@@ -268,7 +270,7 @@ def test_datadir_text_with_segments_is_read_in_recordings(tiny, tmp_path):
     time order (speaker-first ids sort otherwise), so a speaker's consecutive segments are one
     decoding stream, as when it is read from its ctm."""
     from punct.datadir import write_datadir
-    from punct.restore import stream_words
+    from punct.engine.restorer import stream_words
 
     model_path, _, _ = tiny
     d = tmp_path / "data"
@@ -326,7 +328,7 @@ def test_nonspeech_tokens_are_not_read_and_get_no_mark(tmp_path, tiny):
     """[noise], <sil> ... stay in the output with their times and no mark; the model reads
     the words around them as if they were not there (the same labels, and the pause runs
     from word to word); <unk> is a word."""
-    from punct.restore import is_nonspeech
+    from punct.words import is_nonspeech
 
     assert [is_nonspeech(Word(t)) for t in ("[noise]", "<sil>", "<SPOKEN_NOISE>", "!SIL", "<unk>", "<UNK>", "[",
                                             "word")] == [True, True, True, True, False, False, False, False]
@@ -363,10 +365,12 @@ def test_pause_model_on_words_without_times_never_fails(tmp_path):
     assert [w.label for w in hyp[0].words][:6] == ["O"] * 6 and hyp[0].words[6].label in ("PERIOD", "QUESTION")
 
 
-def test_a_model_that_needs_audio_features_is_refused(tmp_path):
+def test_a_model_that_needs_audio_features_is_refused_without_audio(tmp_path):
     make_pause_model(tmp_path / "ppe.pt", sets=("pause", "prosody"), columns=("pause_after",))
-    with pytest.raises(PunctError, match="pause features from word times only"):
-        Restorer.load(tmp_path / "ppe.pt")
+    (tmp_path / "t.txt").write_text("good morning and welcome to the call\n")
+    with pytest.raises(PunctError, match="pitch and energy need the audio: give a data directory with wav.scp"):
+        restore_file(tmp_path / "t.txt", tmp_path / "out.txt", model=tmp_path / "ppe.pt")
+    assert not (tmp_path / "out.txt").exists()
 
 
 def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
@@ -374,8 +378,8 @@ def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
     posteriors of its last token under each model, each decoded as it would be alone."""
     import numpy as np
 
-    from punct.engine.decode import run_streams
-    from punct.restore import EnsembleRestorer
+    from punct.engine.infer import run_streams
+    from punct.engine.restorer import EnsembleRestorer
 
     path_a, model_a, vocab = tiny
     path_b = tmp_path / "b.pt"
@@ -416,17 +420,20 @@ def test_restore_and_decode_agree_on_a_data_directory(tiny, tmp_path):
     data = tmp_path / "data"
     write_datadir(data, utts)
 
-    def restored(**kw):
+    def restored(end_sentence=True, **kw):
         out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
-        restore_file(data, out, output_format_name="datadir", end_sentence=False, **kw)
+        restore_file(data, out, output_format_name="datadir", end_sentence=end_sentence, **kw)
         return [[w.label for w in u.words] for u in load_utterances(out)]
 
-    one = [[w.label for w in u.words] for u in decode(path_a, data)]
-    assert len({x for u in one for x in u}) > 1  # the labels vary, so agreement means something
-    assert restored(model=path_a) == one
-    ens = [[w.label for w in u.words] for u in decode_ensemble([path_a, path_b], data, weights=[1, 3], bias=[0.3, 0, 0.5])]
-    assert ens != one
-    assert restored(model=[path_a, path_b], weights=[1, 3], bias=[0.3, 0, 0.5]) == ens
+    for end in (True, False):  # with and without the end of each input as a sentence end
+        one = [[w.label for w in u.words] for u in decode(path_a, data, end_sentence=end)]
+        assert len({x for u in one for x in u}) > 1  # the labels vary, so agreement means something
+        assert not end or all(u[-1] in ("PERIOD", "QUESTION") for u in one)
+        assert restored(end, model=path_a) == one
+        ens = [[w.label for w in u.words]
+               for u in decode_ensemble([path_a, path_b], data, weights=[1, 3], bias=[0.3, 0, 0.5], end_sentence=end)]
+        assert ens != one
+        assert restored(end, model=[path_a, path_b], weights=[1, 3], bias=[0.3, 0, 0.5]) == ens
 
 
 def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
@@ -550,7 +557,7 @@ def test_the_end_of_every_input_ends_a_sentence(tmp_path, fmt, ext):
 
 def test_the_end_of_input_in_an_ensemble_and_the_command(tiny, tmp_path, monkeypatch, capsys):
     from punct.bin.restore import main
-    from punct.restore import EnsembleRestorer
+    from punct.engine.restorer import EnsembleRestorer
 
     model_path, model, vocab = tiny
     inp = [Utterance("u", [Word(x) for x in "we grew revenue so what is next thank you".split()])]
@@ -567,3 +574,30 @@ def test_the_end_of_input_in_an_ensemble_and_the_command(tiny, tmp_path, monkeyp
     assert main(["-", "--model", str(model_path), "--no-end-sentence"]) == 0
     out = capsys.readouterr().out
     assert out.split()[:3] == [x.rstrip(",.?") for x in out.split()][:2] + [out.split()[2]]
+
+
+def test_decode_of_a_data_directory_made_from_a_ctm_labels_it_as_restore_of_the_ctm(tiny, tmp_path):
+    """A Kaldi CTM with <unk>, non-speech tokens, curly apostrophes and clitics (two calls):
+    punct restore of the CTM and punct decode of a data directory of the same words give
+    every word the same label (the one feeder: the same tokens, streams and input ends)."""
+    from punct.datadir import write_datadir
+    from punct.engine.decode import decode
+
+    path, _, _ = tiny
+    rng = random.Random(7)
+    vocab = WORDS + ["<unk>", "[noise]", "don\u2019t", "it's", "i", "'m"]
+    lines = []
+    for call in ("call1", "call2"):
+        t = 0.0
+        for _ in range(150):
+            t += rng.choice((0.05, 0.1, 0.9))
+            lines.append(f"{call} A {t:.2f} 0.30 {rng.choice(vocab)}\n")
+            t += 0.3
+    (tmp_path / "in.ctm").write_text("".join(lines))
+    data = tmp_path / "data"
+    write_datadir(data, read_input(tmp_path / "in.ctm"))
+    by_restore = {u.id: [w.label for w in u.words] for u in restore_file(tmp_path / "in.ctm", tmp_path / "out.ctm",
+                                                                         model=path)}
+    by_decode = {u.id: [w.label for w in u.words] for u in decode(path, data)}
+    assert by_decode == by_restore and set(by_decode) == {"call1", "call2"}
+    assert len({x for v in by_decode.values() for x in v}) > 2
