@@ -61,9 +61,9 @@ def write_tiny_earnings21(d: Path) -> None:
     (e21 / "transcripts" / "nlp_references").mkdir(parents=True)
     (e21 / "transcripts" / "nlp_references" / "111.nlp").write_text(
         "token|speaker|ts|endTs|punctuation|case|tags|wer_tags\nGood|0||||UC|[]|[]\nmorning|0|||.|LC|[]|[]\n")
-    for sub, unk in (("kaldi_org/librispeech/ctm", ""), ("rev/kaldi/ctm", "111 A 0.50 0.20 <unk> 0.40\n")):
+    for sub in ("kaldi_org/librispeech/ctm", "rev/kaldi/ctm"):
         (e21 / "output" / sub).mkdir(parents=True)
-        (e21 / "output" / sub / "111.ctm").write_text(f"111 A 0.10 0.30 good 1.00\n{unk}111 A 0.90 0.40 morning 1.00\n")
+        (e21 / "output" / sub / "111.ctm").write_text("111 A 0.10 0.30 good 1.00\n111 A 0.90 0.40 morning 1.00\n")
     for eng in ("amazon", "google", "microsoft", "speechmatics"):
         (e21 / "output" / eng).mkdir(parents=True)
         (e21 / "output" / eng / "111.nlp").write_text(

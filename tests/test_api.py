@@ -123,10 +123,10 @@ def test_load_gives_a_reusable_restorer_and_an_ensemble(engine):
 
 
 def test_punct_restore_is_the_module_and_the_function_whichever_comes_first():
-    code = ("from punct.io.writer import render_text\n"
+    code = ("from punct.restore import restore_file\n"
             "import punct\n"
             "import punct.restore as rs\n"
-            "assert rs.render_text is render_text and punct.restore is rs\n"
+            "assert rs.restore_file is restore_file and punct.restore is rs\n"
             "print(punct.restore('yes no'))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().replace(",", "").replace(".", "").lower() == "yes no"

@@ -37,6 +37,8 @@ def corpus(tmp_path, tiny_earnings21) -> Path:
     for i in range(3):
         (e22 / f"call{i}.aligned.nlp").write_text(e22_call(call))
     tiny_earnings21(d)
+    rev = d / "earnings21" / "output" / "rev" / "kaldi" / "ctm" / "111.ctm"
+    rev.write_text(rev.read_text().replace("\n", "\n111 A 0.50 0.20 <unk> 0.40\n", 1))  # an unknown word
     return d
 
 
