@@ -125,3 +125,14 @@ def test_pauses_skip_nonspeech_tokens_and_their_rows_are_zero():
     pa = PAUSE_FEATURES.index("pause_after")
     assert f.names == list(PAUSE_FEATURES) and m.shape == (3, len(PAUSE_FEATURES))
     assert m[0, pa] == pytest.approx(1.0) and not m[1].any()
+
+
+def test_live_refuses_a_model_that_reads_prosody_before_reading(tmp_path, capsys):
+    from punct.bin import restore as restore_bin
+
+    model = _energy_model(tmp_path / "ppe.pt")
+    (tmp_path / "words.txt").write_text("so we grew revenue\n")
+    assert restore_bin.main(["--live", str(tmp_path / "words.txt"), "--model", str(model)]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "error: --live gives a model the pauses of the words' times only; this one reads feature sets "
+        "['pause', 'prosody'] (pitch and energy need the audio: restore the whole input with --audio instead)")
