@@ -126,7 +126,9 @@ def child(args: argparse.Namespace) -> None:
     import resource
 
     t0, c0 = time.perf_counter(), time.process_time()
-    from punct.restore import Restorer, read_input, write_output
+    from punct.engine.restorer import Restorer
+    from punct.io.reader import read_input
+    from punct.io.writer import write_output
 
     t1 = time.perf_counter()
     r = Restorer.load(args.model, runtime=args.runtime, threads=args.threads,
@@ -195,7 +197,7 @@ def measure(models: list[Path], ctm: Path, runtimes: list[str], threads: int, re
                 common += ["--workers", wk]
             prep = {"wall_s": 0.0}
             if rt != "torch":  # export the graph (once per model file) before anything is timed
-                prep = run_measured(py + ["-c", "from punct.restore import Restorer; "
+                prep = run_measured(py + ["-c", "from punct.engine.restorer import Restorer; "
                                           f"Restorer.load({str(model)!r}, runtime={rt!r})"], env)
             out = work / f"m{mi}_{rt}_{wk}.ctm"
             child_args = ["--model", str(model), "--runtime", rt, "--threads", str(threads)] + child_wk
@@ -228,7 +230,8 @@ def agreement(model: Path, ctm_dir: Path, runtimes: list[str], threads: int) -> 
     label equals the first runtime's, the calls with any difference, and decoding words per CPU second."""
     import logging
 
-    from punct.restore import Restorer, read_input
+    from punct.engine.restorer import Restorer
+    from punct.io.reader import read_input
 
     logging.disable(logging.WARNING)
     ctms = sorted(ctm_dir.glob("*.ctm"))

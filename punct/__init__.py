@@ -6,7 +6,7 @@ first use: ``import punct`` stays cheap (no torch, no numpy).
 
 ``punct.restore`` is also the name of a submodule (punct/restore.py, the command's path):
 the name gives that module, made callable, so ``punct.restore("so how are you")`` calls
-``punct.api.restore`` and ``punct.restore.Restorer`` (or ``import punct.restore as rs``)
+``punct.api.restore`` and ``punct.restore.restore_file`` (or ``import punct.restore as rs``)
 is still the module, whichever was used first.
 """
 from __future__ import annotations

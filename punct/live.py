@@ -84,6 +84,10 @@ def main_live(args: argparse.Namespace, opts) -> int:
 
     restorer = Restorer.load(resolve_model(args.model[0] if args.model else None), window=args.window,
                              runtime=args.runtime, threads=args.threads, workers=1)
+    if restorer.inputs is not None and list(restorer.inputs.feature_sets) != ["pause"]:
+        raise PunctError(f"--live gives a model the pauses of the words' times only; this one reads feature sets "
+                         f"{list(restorer.inputs.feature_sets)} (pitch and energy need the audio: restore the whole "
+                         "input with --audio instead)")
     out = sys.stdout if args.output is None else open(args.output, "w", encoding="utf-8")
     writer = LiveWriter(out, fmt, limits=opts.cue_limits, word_times=opts.word_times, bracketed=opts.bracketed,
                         ctm_marks=opts.ctm_marks, flush_after=args.flush_after or None)

@@ -3,9 +3,9 @@ directory: punct.io.reader), punctuate it (punct.engine.restorer, one model or a
 through the one inference path punct.engine.infer), spell it in true or sentence case
 (punct.casing) and write it in any format (punct.io.writer). This module joins those steps;
 the command line is punct.bin.restore.
-
-The names of those modules that the API and scripts use are importable from here too
-(``punct.restore.Restorer``, ``read_input``, ``write_output`` ...).
+Each name is imported from the module it lives in (``punct.engine.restorer.Restorer``,
+``punct.io.reader.read_input``, ``punct.io.writer.write_output``); this one holds
+``restore_file`` alone.
 """
 from __future__ import annotations
 
@@ -13,23 +13,17 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from punct.casing import all_caps, capitalize, true_case
-from punct.engine.restorer import (DEFAULT_MODEL, EnsembleRestorer, Restorer, end_inputs, end_turns,
-                                   input_ends, resolve_model, stream_words)
-from punct.io.reader import read_input, read_plain_text
-from punct.io.writer import (ONE_RECORDING, OUTPUT_FORMATS, TIMED_OUTPUTS, by_recording, output_format,
-                             per_recording_dir, render_text, require_times, write_output, write_per_recording)
-from punct.words import Utterance, is_nonspeech
+from punct.casing import capitalize
+from punct.engine.restorer import EnsembleRestorer, Restorer, resolve_model, stream_words
+from punct.engine.word_features import FeatureSource
+from punct.io.reader import read_input
+from punct.io.writer import output_format, per_recording_dir, require_times, write_output, write_per_recording
+from punct.words import Utterance
 
 if TYPE_CHECKING:
     from punct.io.options import WriteOptions
 
 log = logging.getLogger(__name__)
-
-__all__ = ["DEFAULT_MODEL", "EnsembleRestorer", "ONE_RECORDING", "OUTPUT_FORMATS", "Restorer", "TIMED_OUTPUTS", "all_caps",
-           "by_recording", "capitalize", "end_inputs", "end_turns", "input_ends", "is_nonspeech", "output_format",
-           "per_recording_dir", "read_input", "read_plain_text", "render_text", "require_times", "resolve_model",
-           "restore_file", "stream_words", "true_case", "write_output", "write_per_recording"]
 
 
 def restore_file(input_path: str | Path, output: str | Path | None = None,
@@ -39,7 +33,7 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
                  stdout: TextIO | None = None, weights: Sequence[float] | None = None,
                  bias=None, capitalize_words: bool = False, end_sentence: bool = True,
                  case: bool = True, write_options: WriteOptions | None = None, runtime: str | None = None,
-                 threads: int = 1, workers: int | None = None) -> list[Utterance]:
+                 threads: int = 1, workers: int | None = None, audio: str | Path | None = None) -> list[Utterance]:
     """Read ``input_path``, punctuate it with ``model`` (default model when None; a list of
     several model files restores with their ensemble, ``weights`` for its mean), with the
     decision ``bias`` if given, the last word of each input ending a sentence if ``end_sentence``
@@ -47,7 +41,9 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     returns the punctuated utterances. ``runtime``, ``threads``: what runs the model
     (punct.engine.runtime); ``workers``: decoding threads (punct.engine.restorer.Restorer.load).
     Spelling: in true case (``true_case``) if ``case`` and the model has a case head, else in
-    sentence case if ``capitalize_words`` (``capitalize``), else as the input spelled it."""
+    sentence case if ``capitalize_words`` (``capitalize``), else as the input spelled it.
+    Features (a model that reads pitch and energy): a data directory's own (its stage-4 files,
+    else computed from its ``wav.scp``), or computed from ``audio`` (punct.engine.word_features)."""
     fmt_out = output_format(output, output_format_name)
     paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
     utts = read_input(input_path, input_format, segments=segments)
@@ -61,8 +57,9 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
         restorer = Restorer.load(paths[0], window=window, batch_size=batch_size, runtime=runtime, threads=threads,
                                  workers=workers)
     use_case = case and restorer.has_case
+    source = FeatureSource(data_dir=input_path if Path(input_path).is_dir() else None, audio=audio)
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False, end_sentence=end_sentence,
-                           case=use_case)
+                           case=use_case, features=source)
     if capitalize_words and not use_case:
         log.info("sentence case: %d words spelled anew", capitalize(stream_words(hyp, speaker_breaks)))
     if out_dir is not None:

@@ -11,7 +11,7 @@ import punct
 from punct import api
 from punct.errors import PunctError
 from punct.labels import LABEL_TO_MARK
-from punct.restore import Restorer as Engine
+from punct.engine.restorer import Restorer as Engine
 from punct.words import Utterance, Word
 
 CALL = ("good morning everyone and welcome to the third quarter earnings call my name is sarah "
@@ -115,7 +115,7 @@ def test_the_default_model_is_loaded_once(monkeypatch):
 def test_load_gives_a_reusable_restorer_and_an_ensemble(engine):
     r = punct.load()
     assert isinstance(r, punct.Restorer) and r.restore("so how are you") == punct.restore("so how are you")
-    ens = punct.load([engine_path := punct.restore.DEFAULT_MODEL, engine_path])
+    ens = punct.load([engine_path := punct.engine.restorer.DEFAULT_MODEL, engine_path])
     # two copies of one model: the mean of equal posteriors is each member's decision
     assert ens.restore(" ".join(CALL)) == r.restore(" ".join(CALL))
     with pytest.raises(PunctError, match="model file not found"):
@@ -123,10 +123,10 @@ def test_load_gives_a_reusable_restorer_and_an_ensemble(engine):
 
 
 def test_punct_restore_is_the_module_and_the_function_whichever_comes_first():
-    code = ("from punct.restore import render_text\n"
+    code = ("from punct.restore import restore_file\n"
             "import punct\n"
             "import punct.restore as rs\n"
-            "assert rs.render_text is render_text and punct.restore is rs\n"
+            "assert rs.restore_file is restore_file and punct.restore is rs\n"
             "print(punct.restore('yes no'))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().replace(",", "").replace(".", "").lower() == "yes no"

@@ -11,7 +11,7 @@ import pytest
 from punct.datadir import load_utterances, validate_datadir
 from punct.io.options import CTM_MARKS, WriteOptions
 from punct.io.sentences import punctuated
-from punct.restore import write_output
+from punct.io.writer import write_output
 from punct.words import Utterance
 
 VALIDATOR = Path("/usr/lib/sctk/bin/ctmValidator.pl")

@@ -76,7 +76,8 @@ def test_punct_restore_runs_from_a_fresh_environment(wheel, tmp_path):
     work = tmp_path / "elsewhere"
     work.mkdir()
     punct = env_dir / "bin" / "punct"
-    r = _run([str(py), "-c", "import punct.restore as rs; print(rs.__file__); print(rs.DEFAULT_MODEL.is_file())"],
+    r = _run([str(py), "-c", "import punct.restore as rs, punct.engine.restorer as er; print(rs.__file__); "
+                             "print(er.DEFAULT_MODEL.is_file())"],
              cwd=work)
     assert r.returncode == 0, r.stderr
     where, has_model = r.stdout.split()

@@ -8,9 +8,11 @@ from punct.engine.decode import predict_streams
 from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
 from punct.io.sentences import punctuated
+from punct.engine.restorer import Restorer, resolve_model, stream_words
+from punct.io.reader import read_input
+from punct.io.writer import output_format, render_text, write_output
 from punct.labels import LABELS, label_id
-from punct.restore import (Restorer, output_format, read_input, render_text, resolve_model, restore_file,
-                           stream_words, write_output)
+from punct.restore import restore_file
 from punct.words import Utterance, Word
 
 WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "it", "'s",
@@ -268,7 +270,7 @@ def test_datadir_text_with_segments_is_read_in_recordings(tiny, tmp_path):
     time order (speaker-first ids sort otherwise), so a speaker's consecutive segments are one
     decoding stream, as when it is read from its ctm."""
     from punct.datadir import write_datadir
-    from punct.restore import stream_words
+    from punct.engine.restorer import stream_words
 
     model_path, _, _ = tiny
     d = tmp_path / "data"
@@ -326,7 +328,7 @@ def test_nonspeech_tokens_are_not_read_and_get_no_mark(tmp_path, tiny):
     """[noise], <sil> ... stay in the output with their times and no mark; the model reads
     the words around them as if they were not there (the same labels, and the pause runs
     from word to word); <unk> is a word."""
-    from punct.restore import is_nonspeech
+    from punct.words import is_nonspeech
 
     assert [is_nonspeech(Word(t)) for t in ("[noise]", "<sil>", "<SPOKEN_NOISE>", "!SIL", "<unk>", "<UNK>", "[",
                                             "word")] == [True, True, True, True, False, False, False, False]
@@ -363,10 +365,12 @@ def test_pause_model_on_words_without_times_never_fails(tmp_path):
     assert [w.label for w in hyp[0].words][:6] == ["O"] * 6 and hyp[0].words[6].label in ("PERIOD", "QUESTION")
 
 
-def test_a_model_that_needs_audio_features_is_refused(tmp_path):
+def test_a_model_that_needs_audio_features_is_refused_without_audio(tmp_path):
     make_pause_model(tmp_path / "ppe.pt", sets=("pause", "prosody"), columns=("pause_after",))
-    with pytest.raises(PunctError, match="pause features from word times only"):
-        Restorer.load(tmp_path / "ppe.pt")
+    (tmp_path / "t.txt").write_text("good morning and welcome to the call\n")
+    with pytest.raises(PunctError, match="pitch and energy need the audio: give a data directory with wav.scp"):
+        restore_file(tmp_path / "t.txt", tmp_path / "out.txt", model=tmp_path / "ppe.pt")
+    assert not (tmp_path / "out.txt").exists()
 
 
 def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
@@ -374,8 +378,8 @@ def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
     posteriors of its last token under each model, each decoded as it would be alone."""
     import numpy as np
 
-    from punct.engine.decode import run_streams
-    from punct.restore import EnsembleRestorer
+    from punct.engine.infer import run_streams
+    from punct.engine.restorer import EnsembleRestorer
 
     path_a, model_a, vocab = tiny
     path_b = tmp_path / "b.pt"
@@ -399,34 +403,6 @@ def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
     twice = [w.label for w in EnsembleRestorer.load([path_a, path_a]).restore([inp])[0].words]
     assert twice == alone
     assert np.isclose(mean.sum(-1), 1.0).all()
-
-
-def test_restore_and_decode_agree_on_a_data_directory(tiny, tmp_path):
-    """The same words through punct decode and punct restore (one model, and an ensemble with
-    weights and a bias) get the same labels: both run the one inference path."""
-    from punct.datadir import load_utterances, write_datadir
-    from punct.engine.decode import decode, decode_ensemble
-
-    path_a, _, _ = tiny
-    path_b = tmp_path / "b.pt"
-    make_tiny_model(path_b, seed=5)
-    rng = random.Random(4)
-    utts = [Utterance(id=f"u{k}", words=[Word(text=rng.choice(WORDS)) for _ in range(rng.randint(1, 60))])
-            for k in range(6)]
-    data = tmp_path / "data"
-    write_datadir(data, utts)
-
-    def restored(**kw):
-        out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
-        restore_file(data, out, output_format_name="datadir", end_sentence=False, **kw)
-        return [[w.label for w in u.words] for u in load_utterances(out)]
-
-    one = [[w.label for w in u.words] for u in decode(path_a, data)]
-    assert len({x for u in one for x in u}) > 1  # the labels vary, so agreement means something
-    assert restored(model=path_a) == one
-    ens = [[w.label for w in u.words] for u in decode_ensemble([path_a, path_b], data, weights=[1, 3], bias=[0.3, 0, 0.5])]
-    assert ens != one
-    assert restored(model=[path_a, path_b], weights=[1, 3], bias=[0.3, 0, 0.5]) == ens
 
 
 def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
@@ -550,7 +526,7 @@ def test_the_end_of_every_input_ends_a_sentence(tmp_path, fmt, ext):
 
 def test_the_end_of_input_in_an_ensemble_and_the_command(tiny, tmp_path, monkeypatch, capsys):
     from punct.bin.restore import main
-    from punct.restore import EnsembleRestorer
+    from punct.engine.restorer import EnsembleRestorer
 
     model_path, model, vocab = tiny
     inp = [Utterance("u", [Word(x) for x in "we grew revenue so what is next thank you".split()])]

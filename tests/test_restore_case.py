@@ -159,7 +159,7 @@ def test_the_python_api_gives_true_case_unless_asked_not_to(case_model):
 
 
 def test_capitalize_gives_sentence_case_to_lower_case_words_only():
-    from punct.restore import capitalize
+    from punct.casing import capitalize
 
     def w(text, label="O", written=None):
         return Word(text, label, written=written)
@@ -176,7 +176,7 @@ def test_capitalize_gives_sentence_case_to_lower_case_words_only():
 
 def test_capitalize_the_pronoun_written_with_a_curly_apostrophe():
     """i\u2019m and i\u2019ll, as typed text writes them, are the pronoun I too (they stayed lower case)."""
-    from punct.restore import capitalize
+    from punct.casing import capitalize
 
     words = [Word("so"), Word("i\u2019m"), Word("here", "COMMA"), Word("i\u2019ll"), Word("go", "PERIOD")]
     assert capitalize([words]) == 3
@@ -184,7 +184,7 @@ def test_capitalize_the_pronoun_written_with_a_curly_apostrophe():
 
 
 def test_capitalize_lowers_an_all_caps_input_first():
-    from punct.restore import all_caps, capitalize
+    from punct.casing import all_caps, capitalize
 
     def w(text, label="O"):
         return Word(text.lower(), label, written=text)

@@ -6,7 +6,8 @@ import random
 import pytest
 
 from punct.errors import PunctError
-from punct.restore import Restorer, restore_file
+from punct.engine.restorer import Restorer
+from punct.restore import restore_file
 from punct.words import Utterance, Word
 from tests.test_restore import make_tiny_model
 

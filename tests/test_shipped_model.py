@@ -5,7 +5,7 @@ import torch
 
 from punct.engine import checkpoint
 from punct.io.sentences import punctuated
-from punct.restore import DEFAULT_MODEL, Restorer
+from punct.engine.restorer import DEFAULT_MODEL, Restorer
 from punct.words import Utterance, Word
 
 # an earnings-call opening, as a Kaldi CTM would give it: lower case, no marks, with times

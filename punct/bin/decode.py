@@ -9,9 +9,13 @@ precision for its recall (cross-entropy training leaves the marks under-predicte
 Writes <out>/{text,labels,utt2spk,spk2utt,text.punct}, decode_stats.json (words/s,
 read by punct.bin.results) and, when the data
 directory has `labels` and punct.score is available, <out>/scoring/.
-A model that reads per-word features (pause, prosody) takes them from the data
-directory (DIR/pause.scp, ...; a pause-only model computes them from DIR/word_times
-when pause.scp is absent).
+The words are fed as punct restore feeds them (punct.engine.restorer: clitics,
+apostrophes, non-speech tokens, consecutive segments of a recording as one stream, the
+last word of each input a sentence end), with the same runtime and batch defaults, so
+`punct restore DIR` gives the same labels. A model that reads per-word features (pause,
+prosody) takes them from the data directory (DIR/pause.scp, ...; a pause-only model
+computes them from DIR/word_times when pause.scp is absent, a prosody model from
+DIR/wav.scp when prosody.scp is).
 """
 from __future__ import annotations
 
@@ -57,11 +61,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, help="data directory to punctuate (text; labels optional)")
     p.add_argument("--out", required=True, help="output directory (replaced atomically)")
     p.add_argument("--window", type=at_least(2, MAX_WINDOW), default=None, help="words per decoding window (default: training slice length)")
-    p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None, help="windows per batch (default: training batch size)")
-    p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=2, help="torch threads")
-    p.add_argument("--workers", type=at_least(1, MAX_THREADS), default=1,
+    p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None,
+                   help="windows per batch (default: as punct restore, punct.engine.runtime)")
+    p.add_argument("--runtime", choices=("auto", "onnx", "onnx-int8", "torch"), default=None,
+                   help="what runs the model, as punct restore --runtime: default $PUNCT_RUNTIME, else auto (onnx "
+                        "when onnxruntime is installed and the model exports, else torch)")
+    p.add_argument("--no-end-sentence", dest="end_sentence", action="store_false",
+                   help="do not end a sentence at the last word of each input (recording, or utterance without "
+                        "segments), which punct restore does by default")
+    p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=1,
+                   help="threads of the runtime (default 1, as punct restore)")
+    p.add_argument("--workers", type=at_least(1, MAX_THREADS), default=None,
                    help="decoding threads of one model, each running a part of the input (long streams cut into "
-                        "segments, as punct restore's default); default 1: windows that follow sentence ends")
+                        "segments); default as punct restore: the usable cores over --threads, at most 4 (1: "
+                        "windows that follow sentence ends all the way)")
     p.add_argument("--no-score", action="store_true", help="do not score against the data directory's labels")
     add_common(p)
     return p
@@ -72,13 +85,13 @@ def _main(args: argparse.Namespace) -> int:
     require_inputs([args.data], "data directory")
     require_inputs([Path(args.data) / "text"])
     if args.weights is not None:
-        from punct.engine.decode import ensemble_weights
+        from punct.engine.infer import ensemble_weights
 
         ensemble_weights(args.weights, len(args.model), what="--weights")  # count and values, before any model loads
     if len(args.model) > 1 and (args.window or args.batch_size):
         raise PunctError("--window and --batch-size apply to one model; an ensemble's members use their own")
     if args.bias is not None:
-        from punct.engine.decode import class_bias
+        from punct.engine.infer import class_bias
 
         class_bias(args.bias, what="--bias")
     if args.tune_weights_on is not None:
@@ -107,10 +120,10 @@ def _main(args: argparse.Namespace) -> int:
         args.bias = tuned.get("bias", args.bias)
     if len(args.model) == 1 and args.weights is None and args.bias is None:
         hyp = decode(args.model[0], args.data, window=args.window, batch_size=args.batch_size, threads=args.threads,
-                     stats=stats, workers=args.workers)
+                     stats=stats, workers=args.workers, runtime=args.runtime, end_sentence=args.end_sentence)
     else:
         hyp = decode_ensemble(args.model, args.data, weights=args.weights, threads=args.threads, stats=stats,
-                              bias=args.bias)
+                              bias=args.bias, runtime=args.runtime, end_sentence=args.end_sentence)
     if tuned is not None:
         stats["tuned_weights"] = tuned
     score_labels = None
@@ -139,9 +152,9 @@ def _tuned(args: argparse.Namespace, dev: str) -> dict:
     """What --tune-weights-on / --tune-bias-on choose on ``dev``: {"on", "weights", "f1", ...,
     and "bias" when tuned}, read from --tuned-weights when it was tuned there for the same
     models, set and settings, else tuned now (each model decodes ``dev`` once) and kept there."""
-    from punct.engine.decode import (bias_text, class_bias, ensemble_weights, load_tuned_weights, save_tuned_weights,
-                                     tune_class_bias, tune_ensemble_weights, tuning_key, tuning_posteriors,
-                                     weight_grid)
+    from punct.engine.decode import (bias_text, load_tuned_weights, save_tuned_weights, tune_class_bias,
+                                     tune_ensemble_weights, tuning_key, tuning_posteriors, weight_grid)
+    from punct.engine.infer import class_bias, ensemble_weights
 
     if args.tune_weights_on is not None:
         weight_grid(len(args.model), args.weight_step)  # a bad step fails before any decoding

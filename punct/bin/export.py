@@ -69,7 +69,7 @@ def export(model_path: str | Path, out: str | Path, half: bool = False, max_mb: 
             raise PunctError(f"exported model is {size / 1e6:.1f} MB, over the limit of {max_mb:g} MB "
                              "(train a smaller model or use --half)", model_path)
         # the shipping path: punct restore on a timed sentence (a pause model gets its pauses)
-        from punct.restore import Restorer
+        from punct.engine.restorer import Restorer
         from punct.words import Utterance, Word
 
         probe = "so what do we do now we go home".split()

@@ -90,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--segments", default=None, help="Kaldi segments file: INPUT is a CTM of its utterances (times "
                                                     "relative to each segment) or of its recordings (absolute times, "
                                                     "cut into the segments); the output has the segments' utterances")
+    p.add_argument("--audio", default=None, metavar="FILE",
+                   help="the input's audio, for a model that reads pitch and energy: one audio file (an input of one "
+                        "recording) or a wav.scp-style table '<recording> <file or command |>' (times are the "
+                        "recordings', as a CTM's); a data directory input uses its own wav.scp")
     p.add_argument("--speaker-breaks", action="store_true",
                    help="a change of speaker within an utterance ends the sentence (and splits the decoding stream)")
     p.add_argument("--capitalize", action="store_true",
@@ -142,11 +146,12 @@ def _main(args: argparse.Namespace) -> int:
         with open(args.input, "rb") as f:
             return _main_spooled(args, f, args.input)
     require_inputs([args.segments], "segments file")
+    require_inputs([args.audio], "audio file")
     if args.model is not None:  # a shipped model's name (--model accurate) is checked when it is resolved
         from punct.engine.restorer import is_named_model
 
         require_inputs([m for m in args.model if not is_named_model(m)], "model file")
-    check_not_input(args.output, [args.input, args.segments, args.weights_from, *(args.model or [])])
+    check_not_input(args.output, [args.input, args.segments, args.audio, args.weights_from, *(args.model or [])])
     n_models = len(args.model) if args.model else 1
     if n_models > 1 and args.window:
         raise PunctError("--window applies to one model; an ensemble's members use their own training windows")
@@ -169,7 +174,9 @@ def _main(args: argparse.Namespace) -> int:
         from punct.engine.infer import class_bias
 
         class_bias(args.bias, what="--bias")
-    from punct.restore import output_format, resolve_model, restore_file
+    from punct.engine.restorer import resolve_model
+    from punct.io.writer import output_format
+    from punct.restore import restore_file
 
     output_format(args.output, args.output_format)  # fail on a bad output name before loading anything
     write_options = _write_options(args)
@@ -180,7 +187,7 @@ def _main(args: argparse.Namespace) -> int:
                  batch_size=args.batch_size, segments=args.segments, weights=args.weights, bias=args.bias,
                  capitalize_words=args.capitalize, end_sentence=args.end_sentence, case=args.case,
                  write_options=write_options, runtime=args.runtime, threads=args.threads,
-                 workers=args.workers)
+                 workers=args.workers, audio=args.audio)
     return 0
 
 

@@ -82,6 +82,8 @@ def load_model(path: str | Path):
 
         merge_lora(model)
     model.punct_inputs = inputs
+    #: which checkpoint this is (what a decode's statistics name)
+    model.punct_info = {k: ck.get(k) for k in ("model", "epoch", "averaged_epochs")}
     from punct.labels import mark_offset
 
     model.punct_logit_offset = mark_offset((ck.get("train_config") or {}).get("mark_weights"))

@@ -13,11 +13,9 @@ from typing import TYPE_CHECKING, Sequence
 
 import torch
 
-# the shared inference path; the names used by callers of this module stay importable from here
-from punct.engine.infer import (biased_labels, class_bias, decode_window_of, ensemble_weights, run_streams,
-                                weighted_mean)
+from punct.engine.infer import biased_labels, class_bias, ensemble_weights, run_streams, weighted_mean
 from punct.errors import PunctError
-from punct.labels import LABELS, MARK_LABELS, label_id, mark_of
+from punct.labels import LABELS, MARK_LABELS, O, label_id, mark_of
 from punct.words import Utterance, Word
 
 if TYPE_CHECKING:
@@ -61,69 +59,115 @@ def inputs_features(inputs, data_dir: str | Path, utts: list[Utterance]) -> list
     return out
 
 
+def load_decode_input(data_dir: str | Path) -> list[Utterance]:
+    """The utterances of data directory ``data_dir`` as ``decode`` reads them: its ``text``
+    (with ``word_times``, ``utt2spk``, ...), in its order."""
+    from punct.datadir import load_utterances
+
+    return load_utterances(data_dir, require_labels=False)
+
+
+def _in_streams(utts: list[Utterance], data_dir: str | Path) -> list[Utterance]:
+    """``utts`` (of ``data_dir``) with their recordings, in their time order, as ``punct restore``
+    reads a data directory (punct.io.reader.in_recordings), so that consecutive segments of a
+    speaker are one decoding stream; shallow copies (the same words)."""
+    from punct.io.reader import in_recordings
+
+    return in_recordings(list(utts), Path(data_dir) / "segments")
+
+
+def _in_order(utts: list[Utterance], done: list[Utterance]) -> list[Utterance]:
+    """The utterances of ``done`` in the order of ``utts`` (by id)."""
+    by_id = {u.id: u for u in done}
+    return [by_id[u.id] for u in utts]
+
+
+def load_restorer(model_path: str | Path, window: int | None = None, batch_size: int | None = None,
+                  threads: int | None = None, workers: int | None = None, runtime: str | None = None):
+    """The Restorer (punct.engine.restorer) that decodes a data directory with ``model_path``:
+    the one that ``punct restore`` runs, with the same runtime choice and defaults (1 thread;
+    ``workers``: the usable cores over the threads, whose segments of a long stream decide
+    the labels near their cuts, punct.engine.infer)."""
+    from punct.engine.restorer import Restorer
+
+    return Restorer.load(model_path, window=window, batch_size=batch_size, runtime=runtime,
+                         threads=threads or 1, workers=workers)
+
+
 def posteriors(model_path: str | Path, data_dir: str | Path, utts: list[Utterance] | None = None,
-               window: int | None = None, batch_size: int | None = None, info: dict | None = None):
+               window: int | None = None, batch_size: int | None = None, info: dict | None = None,
+               restorer=None, runtime: str | None = None):
     """(utterances, [float32 [n_words, len(LABELS)] per utterance], [bool [n_words] or None]):
-    the posteriors of the model in ``model_path`` for every word of ``data_dir``, decoded
-    as ``decode`` does, and which words lacked acoustic evidence (None: a model without features).
-    ``info``, if given, receives the checkpoint's model name and epoch, and the seconds the
-    decoding took (as ``decode`` times it: without loading the model and the words)."""
+    the posteriors of the model in ``model_path`` for every word of ``data_dir`` (``utts``, if
+    given, in their order), decoded as ``decode`` does (before the end of each input is made a
+    sentence end), and which words lacked acoustic evidence (None: a model without features).
+    Non-speech tokens have the posteriors of no mark. ``info``, if given, receives the
+    checkpoint's model name and epoch (when torch runs it) and the seconds the decoding took
+    (without loading the model and the words). ``restorer``: the model already loaded."""
     import numpy as np
 
-    from punct.datadir import load_utterances
-    from punct.engine.checkpoint import load_model
+    from punct.engine.restorer import output_streams
+    from punct.engine.word_features import FeatureSource
 
-    model, vocab, ck = load_model(model_path)
-    tc = ck.get("train_config", {})
-    window = window or decode_window_of(tc)
-    batch_size = batch_size or int(tc.get("batch_size", 128))
+    r = restorer or load_restorer(model_path, window, batch_size, runtime=runtime)
     if utts is None:
-        utts = load_utterances(data_dir, require_labels=False)
-    streams = [vocab.encode(u.texts) for u in utts]
-    feats = stream_features(model, data_dir, utts)
+        utts = load_decode_input(data_dir)
+    fed = _in_streams(utts, data_dir)
+    source = FeatureSource(data_dir=data_dir)
     t0 = time.monotonic()
-    _, probs = run_streams(model, streams, window, batch_size, feats=feats, probs=True)
+    out, streams = output_streams(fed, True, False)
+    probs = r.word_posteriors(streams, out, features=source)
     if info is not None:
+        ck = getattr(r.model, "punct_info", None) or {}
         info.update(model=ck.get("model"), epoch=ck.get("epoch"), seconds=time.monotonic() - t0)
-    missing = None if feats is None else [np.asarray(f[:, -1] > 0.5) for f in feats]
-    return utts, probs, missing
+    no_mark = np.eye(len(LABELS), dtype=np.float32)[label_id(O)]
+    by_id = {u.id: u for u in out}
+    rows = None
+    if r.inputs is not None:
+        rows = r.feature_rows(out, None, source)[1]
+    per_utt, missing = [], [] if rows is not None else None
+    for u in utts:
+        words = by_id[u.id].words
+        per_utt.append(np.stack([probs.get(id(w), no_mark) for w in words]) if words
+                       else np.zeros((0, len(LABELS)), np.float32))
+        if missing is not None:
+            missing.append(np.array([id(w) not in rows or bool(rows[id(w)][1][-1] > 0.5) for w in words], dtype=bool))
+    return utts, per_utt, missing
 
 
 def decode(model_path: str | Path, data_dir: str | Path, window: int | None = None, batch_size: int | None = None,
-           threads: int | None = None, stats: dict | None = None, workers: int = 1) -> list[Utterance]:
-    """Punctuate the words of data directory ``data_dir`` with the model in ``model_path``;
-    returns the utterances with predicted labels (the input labels, if any, are replaced).
-    ``stats``, if given, receives words, seconds, words_per_s, model, window, batch_size."""
-    from punct.datadir import load_utterances
-    from punct.engine.checkpoint import load_model
+           threads: int | None = None, stats: dict | None = None, workers: int | None = None,
+           runtime: str | None = None, end_sentence: bool = True) -> list[Utterance]:
+    """Punctuate the words of data directory ``data_dir`` with the model in ``model_path`` as
+    ``punct restore DIR`` does (punct.engine.restorer: its word handling, runtime, features and
+    ends of input); returns the utterances with predicted labels (the input labels, if any, are
+    replaced). ``stats``, if given, receives words, seconds (and the process's cpu_seconds),
+    words_per_s, model, window, batch_size, runtime."""
+    from punct.engine.word_features import FeatureSource
 
-    model, vocab, ck = load_model(model_path)  # vocab: Vocabulary or featurizer, both encode words to ids
-    tc = ck.get("train_config", {})
-    window = window or decode_window_of(tc)
-    batch_size = batch_size or int(tc.get("batch_size", 128))
-    if threads:
-        torch.set_num_threads(threads)
-    utts = load_utterances(data_dir, require_labels=False)
-    streams = [vocab.encode(u.texts) for u in utts]
-    n_words = sum(len(s) for s in streams)
-    feats = stream_features(model, data_dir, utts)
-    t0 = time.monotonic()
-    preds = predict_streams(model, streams, window, batch_size, feats=feats, workers=workers)
-    dt = time.monotonic() - t0
-    log.info("decoded %d utterances, %d words in %.1f s (%.0f words/s)", len(utts), n_words, dt, n_words / max(dt, 1e-9))
+    r = load_restorer(model_path, window, batch_size, threads, workers, runtime)
+    utts = load_decode_input(data_dir)
+    n_words = sum(len(u.words) for u in utts)
+    t0, c0 = time.monotonic(), time.process_time()
+    hyp = _in_order(utts, r.restore(_in_streams(utts, data_dir), end_sentence=end_sentence,
+                                    features=FeatureSource(data_dir=data_dir), quiet=True))
+    dt, cpu = time.monotonic() - t0, time.process_time() - c0
+    log.info("decoded %d utterances, %d words in %.1f s (%.0f words/s, %s)", len(utts), n_words, dt,
+             n_words / max(dt, 1e-9), r.runtime)
     if stats is not None:
+        ck = getattr(r.model, "punct_info", None) or {}
         stats.update(words=n_words, seconds=round(dt, 3), words_per_s=round(n_words / max(dt, 1e-9), 1),
-                     model=ck.get("model"), model_epoch=ck.get("epoch"), window=window, batch_size=batch_size,
-                     threads=torch.get_num_threads())
+                     model=ck.get("model"), model_epoch=ck.get("epoch"), window=r.window, batch_size=r.batch_size,
+                     threads=torch.get_num_threads(), workers=r.workers, runtime=r.runtime, cpu_seconds=round(cpu, 3))
         if ck.get("averaged_epochs"):  # a checkpoint average (TrainConfig average_best)
             stats["model_averaged_epochs"] = ck["averaged_epochs"]
-    out = []
-    for u, p in zip(utts, preds):
-        if len(p) != len(u.words):
-            raise PunctError(f"internal error: {len(p)} predictions for {len(u.words)} words of {u.id}")
-        words = [Word(text=w.text, label=LABELS[i], start=w.start, end=w.end) for w, i in zip(u.words, p)]
-        out.append(Utterance(id=u.id, words=words, speaker=u.speaker))
-    return out
+    return [_plain(u) for u in hyp]
+
+
+def _plain(u: Utterance) -> Utterance:
+    """A decoded utterance as ``write_decode`` writes it: each word's text, label and times."""
+    return Utterance(id=u.id, words=[Word(text=w.text, label=w.label, start=w.start, end=w.end) for w in u.words],
+                     speaker=u.speaker)
 
 
 def tune_class_bias(probs, ref_ids, step: float = 0.1, limit: float = 2.0, rounds: int = 3
@@ -161,28 +205,30 @@ def bias_text(bias) -> str:
 
 
 def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, weights: Sequence[float] | None = None,
-                    threads: int | None = None, stats: dict | None = None, bias=None) -> list[Utterance]:
+                    threads: int | None = None, stats: dict | None = None, bias=None, runtime: str | None = None,
+                    end_sentence: bool = True) -> list[Utterance]:
     """Punctuate ``data_dir`` with several models: each decodes the words as ``decode`` does
     (its own window, batch size and features), and every word takes the label of the
     weighted mean of the models' posteriors (``weights``: one positive number per model,
-    default equal), shifted by ``bias`` (``class_bias``; None: the plain argmax). One model
+    default equal), shifted by ``bias`` (``class_bias``; None: the plain argmax); the end of
+    each input then ends a sentence as in ``punct restore`` (``end_sentence``). One model
     decodes so as well: its own labels, or with a bias. ``stats`` as for ``decode``, with
     ``members``, ``weights`` and ``bias``."""
-    from punct.datadir import load_utterances
+    from punct.engine.restorer import end_inputs, input_ends
 
     paths = [str(p) for p in model_paths]
     w = ensemble_weights(weights, len(paths))
     b = class_bias(bias)
     if threads:
         torch.set_num_threads(threads)
-    utts = load_utterances(data_dir, require_labels=False)
+    utts = load_decode_input(data_dir)
     n_words = sum(len(u.words) for u in utts)
     members: list[list] = []  # each member's posteriors, one array per utterance
     epochs = []
     dt = 0.0  # the members' decoding, timed as decode times one model (without loading)
-    for path, wt in zip(paths, w):
+    for path in paths:
         info: dict = {}
-        _, probs, _ = posteriors(path, data_dir, utts, info=info)
+        _, probs, _ = posteriors(path, data_dir, utts, info=info, runtime=runtime)
         for u, p in zip(utts, probs):
             if p.shape != (len(u.words), len(LABELS)):
                 raise PunctError(f"internal error: posteriors {p.shape} for {len(u.words)} words of {u.id}", path)
@@ -197,13 +243,16 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
                      threads=torch.get_num_threads())
         if b.any():
             stats["bias"] = dict(zip(MARK_LABELS, (round(float(x), 6) for x in b[1:])))
-    out = []
+    out, mean_of = [], {}
     for k, u in enumerate(utts):
         p = weighted_mean([m[k] for m in members], w)
         words = [Word(text=x.text, label=LABELS[i], start=x.start, end=x.end)
                  for x, i in zip(u.words, biased_labels(p, b))]
-        out.append(Utterance(id=u.id, words=words, speaker=u.speaker))
-    return out
+        mean_of.update((id(x), row) for x, row in zip(words, p))
+        out.append(Utterance(id=u.id, words=words, speaker=u.speaker, recording=u.recording))
+    if end_sentence:
+        end_inputs(input_ends(_in_streams(out, data_dir)), mean_of, b)
+    return [_plain(u) for u in out]
 
 
 def overall_f1(ref_ids, hyp_ids) -> float:
@@ -268,7 +317,10 @@ def cached_posteriors(model_path: str | Path, data_dir: str | Path, utts) -> "np
     from punct.fsutil import atomic_write
 
     model_path, data_dir = Path(model_path), Path(data_dir)
-    key = {"model": _file_identity(model_path),
+    from punct.engine.infer import default_workers
+    from punct.engine.runtime import runtime_choice
+
+    key = {"model": _file_identity(model_path), "runtime": runtime_choice(), "workers": default_workers(1),
            "data": [_file_identity(f) for f in sorted(data_dir.iterdir()) if f.is_file()], "code": code_digest()}
     digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
     path = model_path.parent / POSTERIOR_CACHE / f"{data_dir.name}-{digest}.npz"

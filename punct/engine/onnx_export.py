@@ -179,6 +179,7 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
                                   vocab=list(ck.get("vocab") or []), window=decode_window_of(tc),
                                   batch_size=min(int(tc.get("batch_size", 32)), 64), case_head=case,
                                   mixed_spellings=ck.get("mixed_spellings") or {},
-                                  mark_weights=tc.get("mark_weights") or {}))
+                                  mark_weights=tc.get("mark_weights") or {}, epoch=ck.get("epoch"),
+                                  averaged_epochs=ck.get("averaged_epochs")))
     onnx.save(proto, str(out))
     return tuple(a.numpy() for a in args), want

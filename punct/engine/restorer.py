@@ -16,10 +16,11 @@ Streams. An utterance, or consecutive utterances of one recording, channel and s
 segments of one talk); with ``speaker_breaks`` a change of speaker inside an utterance also
 starts a stream, and each stream ends a sentence.
 
-Pauses. A model that reads pause features (``features: [pause]``) gets them from the words'
-times (punct.prosody.pause, utterances of one recording chained); a word split into tokens
-gives its pause before to its first token and its pause after to its last. Words without
-times are flagged missing. Models that need audio features cannot run here.
+Features. A model that reads per-word features gets them from a ``FeatureSource``
+(punct.engine.word_features: a data directory's stage-4 files, pitch and energy from the
+audio), or, reading only pauses, from the words' times (punct.prosody.pause, utterances of
+one recording chained); a word split into tokens gives its pause before to its first token
+and its pause after to its last. Words without times are flagged missing.
 
 Ends of input. The last word of each input (``input_ends``) takes PERIOD or QUESTION, whichever
 its posteriors favour: the end of an input is the end of what was said. Only those words'
@@ -33,19 +34,18 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from punct.casing import true_case
 from punct.engine.infer import (biased_labels, class_bias, default_workers, ensemble_weights, iter_decode,
                                 sentence_end_label, weighted_mean)
+from punct.engine.word_features import (FeatureSource, given_rows, needs_audio, time_pause_rows, token_rows, unit_rows,
+                                        word_rows)
 from punct.errors import PunctError
 from punct.io.sentences import speaker_of
 from punct.labels import CASES, LABELS, O, PERIOD, SENTENCE_END
 from punct.textnorm import CLITICS
 from punct.words import Utterance, Word, is_nonspeech
-
-if TYPE_CHECKING:
-    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -114,10 +114,6 @@ class Restorer:
         self._joins: set[str] | None = None  # the clitics to join to the word before (_units)
         inputs = getattr(model, "punct_inputs", None)
         self.inputs = inputs if getattr(inputs, "columns", None) else None  # a model with per-word features
-        if self.inputs is not None and list(self.inputs.feature_sets) != ["pause"]:
-            raise PunctError(f"this model reads feature sets {list(self.inputs.feature_sets)}; punct restore computes "
-                             "pause features from word times only (pitch and energy need the audio: "
-                             "prepare a data directory and run stage 4, then punct.bin.decode)")
 
     @classmethod
     def load(cls, model_path: str | Path | None = None, window: int | None = None, batch_size: int | None = None,
@@ -167,18 +163,20 @@ class Restorer:
 
     def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
                 copy: bool = True, end_sentence: bool = True, case: bool = False, pauses: dict | None = None,
-                quiet: bool = False) -> list[Utterance]:
+                quiet: bool = False, features: FeatureSource | None = None) -> list[Utterance]:
         """Copies of ``utts`` whose words carry the predicted labels (module docstring);
         ``copy=False`` sets the labels of ``utts`` themselves (and returns them), saving memory.
         ``end_sentence``: the last word of each input ends a sentence (``input_ends``);
         ``case``: with a case head, the words are spelled in their predicted case (``true_case``).
         ``pauses`` (with ``copy=False``): {id(word): its PAUSE_FEATURES row} given by the caller
         instead of computed from the times (punct.engine.live: the pauses known so far);
-        ``quiet``: no summary in the log (a live stream restores a window a word)."""
-        out, streams = _output_streams(utts, copy, speaker_breaks)
+        ``quiet``: no summary in the log (a live stream restores a window a word);
+        ``features``: where a model with per-word features gets them (punct.engine.word_features;
+        None: pauses from the word times)."""
+        out, streams = output_streams(utts, copy, speaker_breaks)
         ends = input_ends(out) if end_sentence else []
         probs, cases = self._run(streams, out, progress, keep={id(w) for w in ends}, cases=case and self.has_case,
-                                 pauses=pauses, quiet=quiet)
+                                 pauses=pauses, quiet=quiet, features=features)
         if speaker_breaks:
             end_turns(streams)
         end_inputs(ends, probs)
@@ -188,26 +186,27 @@ class Restorer:
                 log.info("true case: %d words spelled anew", n)
         return out
 
-    def word_posteriors(self, streams: list[list[Word]], utts: Sequence[Utterance], progress: bool = False) -> dict:
+    def word_posteriors(self, streams: list[list[Word]], utts: Sequence[Utterance], progress: bool = False,
+                        features: FeatureSource | None = None) -> dict:
         """{id(word): posteriors [len(LABELS)] of the mark after it} for every word of ``streams``
         (``stream_words`` of ``utts``): the posteriors of the word's last token. Sets the labels too."""
-        return self._run(streams, utts, progress, probs=True)[0]
+        return self._run(streams, utts, progress, probs=True, features=features)[0]
 
     def _run(self, streams: list[list[Word]], out: Sequence[Utterance], progress: bool, probs: bool = False,
              keep: set[int] | frozenset[int] = frozenset(), cases: bool = False, pauses: dict | None = None,
-             quiet: bool = False) -> tuple[dict, dict]:
+             quiet: bool = False, features: FeatureSource | None = None) -> tuple[dict, dict]:
         """Label the words of ``streams``; returns ({id(word): posteriors} of every word with
         ``probs``, else of the words in ``keep``; {id(word): case class} with ``cases``: the class
-        predicted at the word's first token). ``pauses``, ``quiet``: as ``restore``."""
+        predicted at the word's first token). ``pauses``, ``quiet``, ``features``: as ``restore``."""
         import numpy as np
 
         no_mark = np.eye(len(LABELS), dtype=np.float32)[LABELS.index(O)]  # the first word of a joined pair
         pending: list[deque[tuple[list[Word], int]]] = [deque() for _ in streams]
         word_probs: dict = {}
         word_cases: dict = {}
-        rows = None
+        rows = names = None
         if self.inputs is not None:
-            rows = self._pause_rows(out) if pauses is None else self._selected(pauses)
+            names, rows = self.feature_rows(out, pauses, features)
 
         def source(si: int) -> Iterator:
             q = pending[si]
@@ -220,7 +219,7 @@ class Restorer:
                 elif len(ids) == 1 and len(unit) == 1:  # most words: one token, the word's own row
                     yield ids[0], rows[id(w)][1]
                 else:
-                    yield from zip(ids, self._token_rows(self._unit_rows(unit, rows), len(ids)))
+                    yield from zip(ids, token_rows(self.inputs, names, unit_rows(self.inputs, names, unit, rows), len(ids)))
 
         n_words = sum(len(s) for s in streams)
         bar = None
@@ -268,6 +267,21 @@ class Restorer:
             log.info("restored %d words in %d streams in %.1f s (%.0f words/s)", n_words, len(streams), dt, n_words / max(dt, 1e-9))
         return word_probs, word_cases
 
+    def feature_rows(self, utts: Sequence[Utterance], pauses: dict | None, features: FeatureSource | None
+                      ) -> tuple[list[str], dict]:
+        """(column names, {id(word): (raw row, the model's row)}) of the words of ``utts``: the
+        rows a caller gave (``pauses``), else those of ``features``, else pauses from the times."""
+        from punct.prosody.pause import PAUSE_FEATURES
+
+        sets = list(self.inputs.feature_sets)
+        if pauses is not None:
+            return list(PAUSE_FEATURES), given_rows(self.inputs, PAUSE_FEATURES, pauses)
+        got = features.features(sets, utts) if features is not None else None
+        if got is not None:
+            return got.names, word_rows(self.inputs, got, utts)
+        if sets != ["pause"]:
+            raise PunctError(needs_audio(sets))
+        return time_pause_rows(self.inputs, utts)
 
     def _units(self, stream: list[Word]) -> list[list[Word]]:
         """The words of ``stream`` as the model reads them: one word each, or a word and the
@@ -288,78 +302,8 @@ class Restorer:
                 units.append([w])
         return units
 
-    def _unit_rows(self, unit: list[Word], rows) -> tuple:
-        """The pause rows (``_pause_rows``) of a unit read as one word: the last word's, with
-        the first word's pause before it."""
-        if len(unit) == 1:
-            return rows[id(unit[0])]
-        import numpy as np
 
-        from punct.prosody.pause import PAUSE_FEATURES
-
-        first, last = rows[id(unit[0])][0], rows[id(unit[-1])][0]
-        row = np.array(last, dtype=np.float32)
-        for c, name in enumerate(PAUSE_FEATURES):
-            if name.endswith("_before"):
-                row[c] = first[c]
-        return row, self.inputs.select(row[None, :], PAUSE_FEATURES)[0]
-
-    def _pause_rows(self, utts: Sequence[Utterance]) -> dict[int, tuple["np.ndarray", "np.ndarray"]]:
-        """{id(word): (its full pause feature row, the model's row of it: FeatureInputs.select)} for
-        every word of ``utts`` (punct.prosody.pause); selected an utterance at a time, not a word."""
-        from punct.prosody.pause import PAUSE_FEATURES, pause_features
-
-        # the words the model reads: a pause runs from word to word across non-speech tokens
-        utts = [dataclasses.replace(u, words=[w for w in u.words if not is_nonspeech(w)]) for u in utts]
-        feats = pause_features(utts)
-        n_untimed = sum(1 for u in utts for w in u.words if w.start is None or w.end is None)
-        n_words = sum(len(u) for u in utts)
-        if n_untimed:  # a warning when some words have times and some not; plain text has none
-            (log.warning if n_untimed < n_words else log.info)(
-                "%d of %d words have no times: the model decides their marks from the words alone", n_untimed, n_words)
-        out = {}
-        for u in utts:
-            m = feats[u.id]
-            sel = self.inputs.select(m, PAUSE_FEATURES)
-            out.update((id(w), (m[i], sel[i])) for i, w in enumerate(u.words))
-        return out
-
-    def _selected(self, pauses: dict) -> dict[int, tuple["np.ndarray", "np.ndarray"]]:
-        """``_pause_rows`` of the rows a caller gave ({id(word): PAUSE_FEATURES row})."""
-        import numpy as np
-
-        from punct.prosody.pause import PAUSE_FEATURES
-
-        if not pauses:
-            return {}
-        keys = list(pauses)
-        m = np.stack([pauses[k] for k in keys]).astype(np.float32)
-        sel = self.inputs.select(m, PAUSE_FEATURES)
-        return {k: (m[i], sel[i]) for i, k in enumerate(keys)}
-
-    def _token_rows(self, rows, k: int) -> list:
-        """The model's feature rows (FeatureInputs.select) of the ``k`` tokens of one word whose
-        ``_pause_rows`` are ``rows``: no pause inside the word (module docstring)."""
-        import numpy as np
-
-        from punct.prosody.pause import PAUSE_FEATURES
-
-        row, selected = rows
-        if k == 1:
-            return [selected]
-        out = []
-        for j in range(k):
-            r = np.array(row, dtype=np.float32)
-            for side, inner in (("_after", j < k - 1), ("_before", j > 0)):
-                if inner:
-                    for c, name in enumerate(PAUSE_FEATURES):
-                        if name.endswith(side):
-                            r[c] = 0.0
-            out.append(self.inputs.select(r[None, :], PAUSE_FEATURES)[0])
-        return out
-
-
-def _output_streams(utts: Sequence[Utterance], copy: bool, speaker_breaks: bool
+def output_streams(utts: Sequence[Utterance], copy: bool, speaker_breaks: bool
                     ) -> tuple[list[Utterance], list[list[Word]]]:
     """The utterances to label (copies of ``utts``, or ``utts`` themselves without ``copy``)
     and their decoding streams (``stream_words``); non-speech tokens get no mark."""
@@ -431,10 +375,11 @@ class EnsembleRestorer:
         return False
 
     def restore(self, utts: Sequence[Utterance], speaker_breaks: bool = False, progress: bool = False,
-                copy: bool = True, end_sentence: bool = True, case: bool = False) -> list[Utterance]:
+                copy: bool = True, end_sentence: bool = True, case: bool = False,
+                features: FeatureSource | None = None) -> list[Utterance]:
         """As ``Restorer.restore``, with the mean of the members' posteriors (and no case)."""
-        out, streams = _output_streams(utts, copy, speaker_breaks)
-        members = [r.word_posteriors(streams, out, progress) for r in self.members]
+        out, streams = output_streams(utts, copy, speaker_breaks)
+        members = [r.word_posteriors(streams, out, progress, features) for r in self.members]
         words = [w for s in streams for w in s]
         total = {}
         if words:

@@ -51,6 +51,12 @@ OPSET = 17
 #: one window (``ATTENTION_CHUNK``), and larger batches cost more CPU per word (on the 33
 #: Earnings-21 calls, 7,600 words per CPU second one at a time, 5,500 in batches of 64)
 ONNX_BATCH = 1
+#: the most windows per batch torch runs by default (a checkpoint trained in smaller batches
+#: decodes in those): decoding test2011 with the default model on one thread gave about 2,400
+#: words per CPU second one window at a time, 4,200 in 4s and 4,900-5,500 from 8 to 128, the
+#: same labels at every size (benchmarks/bench_feeder.py, RESULTS.md "One feeder"); 32 is on
+#: that plateau and holds fewer windows in memory than 128
+TORCH_BATCH = 32
 
 
 def runtime_choice(name: str | None = None) -> str:
@@ -172,6 +178,8 @@ class OnnxModel:
 
         #: the log-odds correction of a model trained with mark_weights (punct.engine.infer.run_batch)
         self.punct_logit_offset = mark_offset(meta.get("mark_weights"))
+        #: which checkpoint this is (punct.engine.checkpoint.load_model sets the same on a torch model)
+        self.punct_info = {k: meta.get(k) for k in ("model", "epoch", "averaged_epochs")}
 
     def run(self, ids: np.ndarray, lengths: np.ndarray, feats: np.ndarray | None = None
             ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -247,5 +255,5 @@ def load_for_restore(model_path: str | Path, runtime: str | None = None, threads
     torch.set_num_threads(max(1, int(threads)))
     model, vocab, ck = load_model(model_path)
     tc = ck.get("train_config", {}) or {}
-    return model, vocab, {"window": decode_window_of(tc), "batch_size": min(int(tc.get("batch_size", 32)), 64),
+    return model, vocab, {"window": decode_window_of(tc), "batch_size": min(int(tc.get("batch_size", 32)), TORCH_BATCH),
                           "mixed_spellings": ck.get("mixed_spellings")}, "torch"

@@ -112,7 +112,8 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
     done: words, words decoded by this run, seconds, words_per_s, columns, chunks."""
     from punct.datadir import load_utterances
     from punct.engine.checkpoint import load_model
-    from punct.engine.decode import decode_window_of, run_streams, stream_features
+    from punct.engine.decode import stream_features
+    from punct.engine.infer import decode_window_of, run_streams
     from punct.fsutil import atomic_write, mark_done
     from punct.prosody.features import load_word_features, write_features
 

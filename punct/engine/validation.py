@@ -102,7 +102,7 @@ class WholeValidation:
     def f1(self, model: torch.nn.Module, rank: int = 0, world: int = 1) -> float:
         """Overall mark F1 (percent) of ``model`` on every word; with ``world`` > 1 each rank
         decodes every world-th utterance and the labels are gathered."""
-        from punct.engine.decode import run_streams
+        from punct.engine.infer import run_streams
 
         mine = list(range(rank, len(self.streams), world))
         preds, _ = run_streams(model, [self.streams[i] for i in mine], self.window, self.batch_size, self.inputs,

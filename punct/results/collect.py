@@ -209,7 +209,8 @@ CARRIED = "†"
 
 #: the sections after the corpus tables, in the order they are written
 SECTION_ORDER = ("asr", "wer_checks", "alignment", "restore", "models_speed", "models_precision", "train_nproc",
-                 "optimizer_step", "audio_speed", "score_align", "restore_runtimes", "pitch_trackers", "live")
+                 "optimizer_step", "audio_speed", "score_align", "restore_runtimes", "pitch_trackers", "live",
+                 "feeder")
 
 
 LEDGER_FORMAT = 1

@@ -330,6 +330,11 @@ def benchmark_sections(exp_root: Path) -> dict[str, list[str]]:
     live = live_section(exp_root)
     if live:
         out["live"] = live
+    from punct.results.feeder import feeder_section
+
+    feeder = feeder_section(exp_root)
+    if feeder:
+        out["feeder"] = feeder
     return out
 
 

@@ -25,11 +25,13 @@ Writes under ``--out-dir`` (see recipes/earnings/README.md):
                            (``amazon google microsoft speechmatics``; Rev's own
                            output has no punctuation in this corpus)
 
-Every word is written in one spelling for all sets (punct.transfer.normalize_word:
+Every word of a reference or an engine's output is written in one spelling for all sets
+(punct.transfer.normalize_word:
 lower case, no abbreviation dots, no marks or hyphens at the edges), and
 contractions are one token (``we're``, as ASR systems write them; the TED
 preparation splits them as the IWSLT test set does, so ``ted`` joins them
-back). A token that normalizes to nothing gives its mark to the word before.
+back). A token that normalizes to nothing gives its mark to the word before. The Kaldi
+CTMs' words stay as the recognizer wrote them (``<unk>``), as ``punct restore`` reads them.
 Each set is built under a temporary name, validated, renamed into place and
 marked done; a set already done is skipped unless ``--force true``.
 """
@@ -127,18 +129,21 @@ def _text_only(words: list[Word]) -> list[Word]:
     return [Word(text=w.text, label=w.label, written=w.written) for w in words]
 
 
-def read_calls(files: list[Path], fmt: str, keep_times: bool) -> tuple[list[Utterance], dict]:
+def read_calls(files: list[Path], fmt: str, keep_times: bool, normalize: bool = True) -> tuple[list[Utterance], dict]:
     """One utterance per call file, read with punct.io (``nlp`` or ``ctm``) and normalized.
 
     ``keep_times``: keep each word's times (a word the aligner could not place has
-    none) and speaker; otherwise words and labels only."""
+    none) and speaker; otherwise words and labels only. ``normalize=False``: the tokens as
+    the recognizer wrote them (``<unk>``, ``customers'``), as ``punct restore`` reads its CTM,
+    so that the recipe decodes the words a user's restore does (stage 5 matches them to the
+    reference by their normalized keys all the same)."""
     from punct.io import read_any
 
     utts: list[Utterance] = []
     stats: Counter = Counter()
     for f in files:
         for u in read_any(f, fmt):
-            words, dropped = normalize_words(u.words)
+            words, dropped = normalize_words(u.words) if normalize else (list(u.words), 0)
             stats["tokens_dropped"] += dropped
             if not words:
                 log.warning("%s: no words after normalization: skipped", f)
@@ -264,7 +269,7 @@ def _prepare_e21(e21: Path, out: Path, force: bool, limit) -> None:
         files = [folder / f"{c}.ctm" for c in calls]
         require_inputs(files, "CTM file")
         if not is_done(out / f"e21_{name}") or force:
-            hyp, st = read_calls(files, "ctm", keep_times=True)
+            hyp, st = read_calls(files, "ctm", keep_times=True, normalize=False)
             for u in hyp:  # labels come from the reference in stage 5, not from the CTM
                 for w in u.words:
                     w.label = O

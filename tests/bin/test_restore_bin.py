@@ -117,7 +117,7 @@ def test_standard_input(tmp_path, model_path, ctm, capsys, caplog, monkeypatch):
 def test_stdout_text_and_files(tmp_path, model_path, ctm, capsys):
     from punct.bin import restore
     from punct.io.sentences import punctuated
-    from punct.restore import read_input
+    from punct.io.reader import read_input
 
     assert restore.main(["--model", str(model_path), str(ctm)]) == 0
     out = capsys.readouterr().out
@@ -203,7 +203,7 @@ def test_bad_options_are_one_line_errors(option, message, ctm, model_path):
 
 
 def test_the_library_refuses_an_empty_batch(model_path):
-    from punct.restore import Restorer
+    from punct.engine.restorer import Restorer
 
     with pytest.raises(ValueError, match="batch_size at least 1, got 200 and 0"):
         Restorer.load(model_path, window=200, batch_size=0)

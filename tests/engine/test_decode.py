@@ -79,7 +79,7 @@ def test_decode_window_defaults_to_the_training_slice_length():
     import pytest
 
     from punct.engine.config import TrainConfig
-    from punct.engine.decode import decode_window_of
+    from punct.engine.infer import decode_window_of
 
     assert decode_window_of({"slice_length": 50}) == 50
     assert decode_window_of({"slice_length": 50, "decode_window": 0}) == 50

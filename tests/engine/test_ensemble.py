@@ -45,7 +45,7 @@ def test_ensemble_labels_are_the_argmax_of_the_mean_posteriors(two_models, tiny_
     _, dev = tiny_data
     out = tmp_path / "ens"
     assert decode.main(["--model", *two_models[:1], "--model", two_models[1], "--data", str(dev), "--out", str(out),
-                        "--weights", "3", "1", "--threads", "1"]) == 0
+                        "--weights", "3", "1", "--threads", "1", "--no-end-sentence"]) == 0
     probs = [np.concatenate(posteriors(m, dev)[1]) for m in two_models]
     want = [LABELS[i] for i in (0.75 * probs[0] + 0.25 * probs[1]).argmax(-1)]
     assert _labels(out) == want
@@ -221,7 +221,7 @@ def test_tuned_weights_are_kept_and_reused_until_a_member_changes(two_models, ti
 
 def test_restore_reads_the_recipes_weights_file(two_models, tiny_data, tmp_path, capsys, monkeypatch):
     from punct.bin import restore as restore_bin
-    from punct.restore import EnsembleRestorer
+    from punct.engine.restorer import EnsembleRestorer
 
     used = []  # the weights each restore's ensemble mixes with
     init = EnsembleRestorer.__init__
@@ -264,7 +264,8 @@ def test_restore_reads_the_recipes_weights_file(two_models, tiny_data, tmp_path,
 
 
 def test_tuned_bias_recovers_marks_that_the_argmax_misses():
-    from punct.engine.decode import biased_labels, class_bias, overall_f1, tune_class_bias
+    from punct.engine.decode import overall_f1, tune_class_bias
+    from punct.engine.infer import biased_labels, class_bias
 
     # every mark is there but under-predicted: P(mark) 0.4 against P(O) 0.6
     ref = np.array([0, 1, 0, 2, 0, 3, 0, 0])
@@ -294,7 +295,7 @@ def test_tuned_bias_recovers_marks_that_the_argmax_misses():
     ({"COMMA": "high"}, "bias values must be finite numbers"),
 ])
 def test_bad_bias_is_an_error_naming_its_source(bias, problem):
-    from punct.engine.decode import class_bias
+    from punct.engine.infer import class_bias
 
     with pytest.raises(PunctError, match=re.escape(problem)) as e:
         class_bias(bias, source="w.json", what="--bias")
@@ -305,7 +306,8 @@ def test_bad_bias_is_an_error_naming_its_source(bias, problem):
 def test_bias_tuned_on_a_dev_set_is_kept_and_restore_applies_it(two_models, tiny_data, tmp_path, capsys):
     from punct.bin import decode
     from punct.bin import restore as restore_bin
-    from punct.engine.decode import biased_labels, class_bias, posteriors, tune_class_bias
+    from punct.engine.decode import posteriors, tune_class_bias
+    from punct.engine.infer import biased_labels, class_bias
     from punct.labels import label_id
 
     tr, dev = tiny_data
@@ -313,7 +315,7 @@ def test_bias_tuned_on_a_dev_set_is_kept_and_restore_applies_it(two_models, tiny
     cache = tmp_path / "tuned.json"
     out = tmp_path / "biased"
     assert decode.main(["--model", m, "--data", str(dev), "--out", str(out), "--tune-bias-on", str(tr),
-                        "--tuned-weights", str(cache), "--threads", "1"]) == 0
+                        "--tuned-weights", str(cache), "--threads", "1", "--no-end-sentence"]) == 0
     tuned = json.loads(cache.read_text())
     ref = [label_id(lab) for u in load_utterances(tr) for lab in u.labels]
     want_bias, f1, base = tune_class_bias(np.concatenate(posteriors(m, tr)[1]).astype(np.float64), ref)
@@ -325,7 +327,7 @@ def test_bias_tuned_on_a_dev_set_is_kept_and_restore_applies_it(two_models, tiny
     assert _labels(out) == want
     # --bias given by hand decodes the same
     assert decode.main(["--model", m, "--data", str(dev), "--out", str(tmp_path / "by_hand"), "--threads", "1",
-                        "--bias", *map(str, want_bias)]) == 0
+                        "--bias", *map(str, want_bias), "--no-end-sentence"]) == 0
     assert _labels(tmp_path / "by_hand") == want
     # punct restore --weights-from applies the file's bias to the one model, as --bias does
     words = load_utterances(dev)[0].texts

@@ -98,7 +98,7 @@ def test_chunks_of_another_model_are_kept_unless_forced(tiny_mpnet, tiny_tagger,
 
 
 def test_a_rerun_after_a_kill_completes_and_gives_the_same_file(stage1_models, tiny_model_data, tmp_path, monkeypatch):
-    import punct.engine.decode as decode_mod
+    import punct.engine.infer as decode_mod
     from punct.engine.soft_labels import read_soft_targets, write_posteriors
 
     model = stage1_models["tbrnn"]

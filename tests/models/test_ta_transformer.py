@@ -75,7 +75,7 @@ def test_second_stage_over_the_tagger_trains_and_decodes(tiny_mpnet, tagger, tin
 
 def test_restore_with_word_times(tiny_mpnet, tagger, tiny_model_data, repo_root, tmp_path):
     from punct.datadir import load_utterances
-    from punct.restore import Restorer
+    from punct.engine.restorer import Restorer
 
     exp = tmp_path / "exp"
     train_second_stage(repo_root, tagger, tiny_model_data, exp, "max_epochs=1")

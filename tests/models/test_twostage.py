@@ -201,7 +201,7 @@ def test_a_pause_model_exports_and_restores_a_timed_call(repo_root, tiny_model_d
     """punct.bin.export checks its copy through punct restore, which gives a pause model
     its pauses from the word times (the shipped default may be a TA-BRNN-p)."""
     from punct.bin.export import export
-    from punct.restore import Restorer
+    from punct.engine.restorer import Restorer
     from punct.words import Utterance, Word
 
     train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1_models["tbrnn"], tiny_model_data, tmp_path / "exp")

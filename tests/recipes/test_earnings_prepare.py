@@ -37,6 +37,8 @@ def corpus(tmp_path, tiny_earnings21) -> Path:
     for i in range(3):
         (e22 / f"call{i}.aligned.nlp").write_text(e22_call(call))
     tiny_earnings21(d)
+    rev = d / "earnings21" / "output" / "rev" / "kaldi" / "ctm" / "111.ctm"
+    rev.write_text(rev.read_text().replace("\n", "\n111 A 0.50 0.20 <unk> 0.40\n", 1))  # an unknown word
     return d
 
 
@@ -57,6 +59,8 @@ def test_partly_timed_calls_keep_times_and_speakers(corpus, tmp_path):
     validate_datadir(out / "e22_train")
     # the Kaldi CTMs: fully timed, no speakers; the references: neither
     assert (out / "e21_kaldi_rev" / "word_times").is_file() and not (out / "e21_kaldi_rev" / "word_speakers").exists()
+    # their words as the recognizer wrote them, as punct restore reads the CTM
+    assert [u.texts for u in load_utterances(out / "e21_kaldi_rev", require_labels=False)] == [["good", "<unk>", "morning"]]
     assert not (out / "e21_ref" / "word_times").exists() and not (out / "e21_amazon" / "word_speakers").exists()
 
     # stage 4 on the partly timed set: untimed words and speaker changes are flagged, nothing is NaN
