@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import torch
 
-from punct.engine.infer import biased_labels, class_bias, ensemble_weights, run_streams, weighted_mean
+from punct.engine.infer import class_bias, run_streams
 from punct.errors import PunctError
 from punct.labels import LABELS, MARK_LABELS, O, label_id, mark_of
 from punct.words import Utterance, Word
@@ -48,23 +48,11 @@ def inputs_features(inputs, data_dir: str | Path, utts: list[Utterance]) -> list
     reads, one array per utterance; None for inputs without features."""
     if not getattr(inputs, "columns", None):
         return None
+    from punct.engine.word_features import check_rows
+
     by_utt = inputs.load_features(data_dir, utts)
-    out = []
-    for u in utts:
-        m = by_utt.get(u.id)
-        if m is None or len(m) != len(u.words):
-            raise PunctError(f"utterance {u.id!r}: {'no' if m is None else len(m)} feature rows for {len(u.words)} words",
-                             data_dir)
-        out.append(m)
-    return out
-
-
-def load_decode_input(data_dir: str | Path) -> list[Utterance]:
-    """The utterances of data directory ``data_dir`` as ``decode`` reads them: its ``text``
-    (with ``word_times``, ``utt2spk``, ...), in its order."""
-    from punct.datadir import load_utterances
-
-    return load_utterances(data_dir, require_labels=False)
+    check_rows(by_utt, utts, data_dir)
+    return [by_utt[u.id] for u in utts]
 
 
 def _in_streams(utts: list[Utterance], data_dir: str | Path) -> list[Utterance]:
@@ -109,29 +97,27 @@ def posteriors(model_path: str | Path, data_dir: str | Path, utts: list[Utteranc
     from punct.engine.restorer import output_streams
     from punct.engine.word_features import FeatureSource
 
+    from punct.datadir import load_utterances
+
     r = restorer or load_restorer(model_path, window, batch_size, runtime=runtime)
     if utts is None:
-        utts = load_decode_input(data_dir)
-    fed = _in_streams(utts, data_dir)
-    source = FeatureSource(data_dir=data_dir)
+        utts = load_utterances(data_dir, require_labels=False)
     t0 = time.monotonic()
-    out, streams = output_streams(fed, True, False)
-    probs = r.word_posteriors(streams, out, features=source)
+    out, streams = output_streams(_in_streams(utts, data_dir), True, False)
+    rows = None if r.inputs is None else r.feature_rows(out, None, FeatureSource(data_dir=data_dir))
+    probs = r.word_posteriors(streams, out, rows=rows)
     if info is not None:
         ck = getattr(r.model, "punct_info", None) or {}
         info.update(model=ck.get("model"), epoch=ck.get("epoch"), seconds=time.monotonic() - t0)
     no_mark = np.eye(len(LABELS), dtype=np.float32)[label_id(O)]
     by_id = {u.id: u for u in out}
-    rows = None
-    if r.inputs is not None:
-        rows = r.feature_rows(out, None, source)[1]
-    per_utt, missing = [], [] if rows is not None else None
+    per_utt, missing = [], None if rows is None else []
     for u in utts:
         words = by_id[u.id].words
         per_utt.append(np.stack([probs.get(id(w), no_mark) for w in words]) if words
                        else np.zeros((0, len(LABELS)), np.float32))
         if missing is not None:
-            missing.append(np.array([id(w) not in rows or bool(rows[id(w)][1][-1] > 0.5) for w in words], dtype=bool))
+            missing.append(np.array([bool(rows[1][id(w)][1][-1] > 0.5) for w in words], dtype=bool))
     return utts, per_utt, missing
 
 
@@ -143,10 +129,11 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
     ends of input); returns the utterances with predicted labels (the input labels, if any, are
     replaced). ``stats``, if given, receives words, seconds (and the process's cpu_seconds),
     words_per_s, model, window, batch_size, runtime."""
+    from punct.datadir import load_utterances
     from punct.engine.word_features import FeatureSource
 
     r = load_restorer(model_path, window, batch_size, threads, workers, runtime)
-    utts = load_decode_input(data_dir)
+    utts = load_utterances(data_dir, require_labels=False)
     n_words = sum(len(u.words) for u in utts)
     t0, c0 = time.monotonic(), time.process_time()
     hyp = _in_order(utts, r.restore(_in_streams(utts, data_dir), end_sentence=end_sentence,
@@ -214,45 +201,28 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
     each input then ends a sentence as in ``punct restore`` (``end_sentence``). One model
     decodes so as well: its own labels, or with a bias. ``stats`` as for ``decode``, with
     ``members``, ``weights`` and ``bias``."""
-    from punct.engine.restorer import end_inputs, input_ends
+    from punct.datadir import load_utterances
+    from punct.engine.restorer import EnsembleRestorer
+    from punct.engine.word_features import FeatureSource
 
     paths = [str(p) for p in model_paths]
-    w = ensemble_weights(weights, len(paths))
-    b = class_bias(bias)
-    if threads:
-        torch.set_num_threads(threads)
-    utts = load_decode_input(data_dir)
+    ens = EnsembleRestorer.load(paths, weights, bias=bias, runtime=runtime, threads=threads or 1)
+    utts = load_utterances(data_dir, require_labels=False)
     n_words = sum(len(u.words) for u in utts)
-    members: list[list] = []  # each member's posteriors, one array per utterance
-    epochs = []
-    dt = 0.0  # the members' decoding, timed as decode times one model (without loading)
-    for path in paths:
-        info: dict = {}
-        _, probs, _ = posteriors(path, data_dir, utts, info=info, runtime=runtime)
-        for u, p in zip(utts, probs):
-            if p.shape != (len(u.words), len(LABELS)):
-                raise PunctError(f"internal error: posteriors {p.shape} for {len(u.words)} words of {u.id}", path)
-        members.append(probs)
-        epochs.append(info.get("epoch"))
-        dt += info["seconds"]
+    t0 = time.monotonic()
+    hyp = _in_order(utts, ens.restore(_in_streams(utts, data_dir), end_sentence=end_sentence,
+                                      features=FeatureSource(data_dir=data_dir)))
+    dt = time.monotonic() - t0  # the members' decoding, timed as decode times one model (without loading)
     log.info("ensemble of %d models: decoded %d utterances, %d words in %.1f s (%.0f words/s)",
              len(paths), len(utts), n_words, dt, n_words / max(dt, 1e-9))
     if stats is not None:
         stats.update(words=n_words, seconds=round(dt, 3), words_per_s=round(n_words / max(dt, 1e-9), 1),
-                     model="ensemble", members=paths, weights=[round(x, 6) for x in w], member_epochs=epochs,
+                     model="ensemble", members=paths, weights=[round(x, 6) for x in ens.weights],
+                     member_epochs=[(getattr(m.model, "punct_info", None) or {}).get("epoch") for m in ens.members],
                      threads=torch.get_num_threads())
-        if b.any():
-            stats["bias"] = dict(zip(MARK_LABELS, (round(float(x), 6) for x in b[1:])))
-    out, mean_of = [], {}
-    for k, u in enumerate(utts):
-        p = weighted_mean([m[k] for m in members], w)
-        words = [Word(text=x.text, label=LABELS[i], start=x.start, end=x.end)
-                 for x, i in zip(u.words, biased_labels(p, b))]
-        mean_of.update((id(x), row) for x, row in zip(words, p))
-        out.append(Utterance(id=u.id, words=words, speaker=u.speaker, recording=u.recording))
-    if end_sentence:
-        end_inputs(input_ends(_in_streams(out, data_dir)), mean_of, b)
-    return [_plain(u) for u in out]
+        if ens.bias.any():
+            stats["bias"] = dict(zip(MARK_LABELS, (round(float(x), 6) for x in ens.bias[1:])))
+    return [_plain(u) for u in hyp]
 
 
 def overall_f1(ref_ids, hyp_ids) -> float:
@@ -316,10 +286,10 @@ def cached_posteriors(model_path: str | Path, data_dir: str | Path, utts) -> "np
 
     from punct.fsutil import atomic_write
 
-    model_path, data_dir = Path(model_path), Path(data_dir)
     from punct.engine.infer import default_workers
     from punct.engine.runtime import runtime_choice
 
+    model_path, data_dir = Path(model_path), Path(data_dir)
     key = {"model": _file_identity(model_path), "runtime": runtime_choice(), "workers": default_workers(1),
            "data": [_file_identity(f) for f in sorted(data_dir.iterdir()) if f.is_file()], "code": code_digest()}
     digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]

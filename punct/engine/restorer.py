@@ -39,8 +39,7 @@ from typing import Iterator, Sequence
 from punct.casing import true_case
 from punct.engine.infer import (biased_labels, class_bias, default_workers, ensemble_weights, iter_decode,
                                 sentence_end_label, weighted_mean)
-from punct.engine.word_features import (FeatureSource, given_rows, needs_audio, time_pause_rows, token_rows, unit_rows,
-                                        word_rows)
+from punct.engine.word_features import FeatureSource, given_rows, token_rows, unit_rows, word_rows
 from punct.errors import PunctError
 from punct.io.sentences import speaker_of
 from punct.labels import CASES, LABELS, O, PERIOD, SENTENCE_END
@@ -172,7 +171,7 @@ class Restorer:
         instead of computed from the times (punct.engine.live: the pauses known so far);
         ``quiet``: no summary in the log (a live stream restores a window a word);
         ``features``: where a model with per-word features gets them (punct.engine.word_features;
-        None: pauses from the word times)."""
+        None: the words alone, so pauses from their times)."""
         out, streams = output_streams(utts, copy, speaker_breaks)
         ends = input_ends(out) if end_sentence else []
         probs, cases = self._run(streams, out, progress, keep={id(w) for w in ends}, cases=case and self.has_case,
@@ -187,26 +186,29 @@ class Restorer:
         return out
 
     def word_posteriors(self, streams: list[list[Word]], utts: Sequence[Utterance], progress: bool = False,
-                        features: FeatureSource | None = None) -> dict:
+                        features: FeatureSource | None = None, rows: tuple | None = None) -> dict:
         """{id(word): posteriors [len(LABELS)] of the mark after it} for every word of ``streams``
-        (``stream_words`` of ``utts``): the posteriors of the word's last token. Sets the labels too."""
-        return self._run(streams, utts, progress, probs=True, features=features)[0]
+        (``stream_words`` of ``utts``): the posteriors of the word's last token. Sets the labels too.
+        ``rows``: ``feature_rows`` of ``utts``, if the caller has them already."""
+        return self._run(streams, utts, progress, probs=True, features=features, rows=rows)[0]
 
     def _run(self, streams: list[list[Word]], out: Sequence[Utterance], progress: bool, probs: bool = False,
              keep: set[int] | frozenset[int] = frozenset(), cases: bool = False, pauses: dict | None = None,
-             quiet: bool = False, features: FeatureSource | None = None) -> tuple[dict, dict]:
+             quiet: bool = False, features: FeatureSource | None = None, rows: tuple | None = None
+             ) -> tuple[dict, dict]:
         """Label the words of ``streams``; returns ({id(word): posteriors} of every word with
         ``probs``, else of the words in ``keep``; {id(word): case class} with ``cases``: the class
-        predicted at the word's first token). ``pauses``, ``quiet``, ``features``: as ``restore``."""
+        predicted at the word's first token). ``pauses``, ``quiet``, ``features``: as ``restore``;
+        ``rows``: as ``word_posteriors``."""
         import numpy as np
 
         no_mark = np.eye(len(LABELS), dtype=np.float32)[LABELS.index(O)]  # the first word of a joined pair
         pending: list[deque[tuple[list[Word], int]]] = [deque() for _ in streams]
         word_probs: dict = {}
         word_cases: dict = {}
-        rows = names = None
+        names = None
         if self.inputs is not None:
-            names, rows = self.feature_rows(out, pauses, features)
+            names, rows = rows or self.feature_rows(out, pauses, features)
 
         def source(si: int) -> Iterator:
             q = pending[si]
@@ -270,18 +272,13 @@ class Restorer:
     def feature_rows(self, utts: Sequence[Utterance], pauses: dict | None, features: FeatureSource | None
                       ) -> tuple[list[str], dict]:
         """(column names, {id(word): (raw row, the model's row)}) of the words of ``utts``: the
-        rows a caller gave (``pauses``), else those of ``features``, else pauses from the times."""
+        rows a caller gave (``pauses``), else those of ``features`` (None: the words alone)."""
         from punct.prosody.pause import PAUSE_FEATURES
 
-        sets = list(self.inputs.feature_sets)
         if pauses is not None:
             return list(PAUSE_FEATURES), given_rows(self.inputs, PAUSE_FEATURES, pauses)
-        got = features.features(sets, utts) if features is not None else None
-        if got is not None:
-            return got.names, word_rows(self.inputs, got, utts)
-        if sets != ["pause"]:
-            raise PunctError(needs_audio(sets))
-        return time_pause_rows(self.inputs, utts)
+        got = (features or FeatureSource()).features(list(self.inputs.feature_sets), utts)
+        return got.names, word_rows(self.inputs, got, utts)
 
     def _units(self, stream: list[Word]) -> list[list[Word]]:
         """The words of ``stream`` as the model reads them: one word each, or a word and the

@@ -1,12 +1,11 @@
 """The per-word features a model reads, as the Restorer feeds them (punct.engine.restorer).
 
 Where they come from (``FeatureSource``), for a model whose featurizer reads feature sets:
-- a data directory's feature files (``DIR/pause.scp``, ``DIR/prosody.scp``: stage 4), when
-  it has every set the model reads: what ``punct decode`` and ``punct restore DIR`` both use;
-- its audio (``wav.scp`` and ``word_times``, or ``--audio`` beside a CTM): pitch and energy
-  computed now as stage 4 computes them (punct.prosody.pooling, ``conf/prosody.yaml``), the
-  pauses from the word times;
-- the word times alone, for a model that reads only pauses.
+- a data directory's feature files (``DIR/pause.scp``, ``DIR/prosody.scp``: stage 4), set
+  by set: what ``punct decode`` and ``punct restore DIR`` both use;
+- for a set without a file: pauses from the word times (non-speech tokens skipped), pitch
+  and energy computed from the audio (``wav.scp`` and ``word_times``, or ``--audio`` beside
+  a CTM) as stage 4 computes them (punct.prosody.pooling, ``conf/prosody.yaml``).
 A model that needs audio the input lacks gets a PunctError that says what to give.
 
 How a word's row reaches its tokens: a word split into several tokens gives each token its
@@ -50,29 +49,28 @@ class FeatureSource:
     def __init__(self, data_dir: str | Path | None = None, audio: str | Path | None = None):
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.audio = Path(audio) if audio is not None else None
-        self._cache: dict[tuple, WordFeatures | None] = {}
+        self._cache: dict[tuple, WordFeatures] = {}
 
-    def features(self, sets: Sequence[str], utts: Sequence[Utterance]) -> WordFeatures | None:
-        """The rows of feature sets ``sets`` for ``utts``; None when the model reads only
-        pauses and no file holds them (the caller computes them from the word times)."""
+    def features(self, sets: Sequence[str], utts: Sequence[Utterance]) -> WordFeatures:
+        """The rows of feature sets ``sets`` for ``utts``, side by side in ``sets`` order."""
         key = (tuple(sets), tuple(u.id for u in utts))
         if key not in self._cache:
             self._cache[key] = self._features(list(sets), utts)
         return self._cache[key]
 
-    def _features(self, sets: list[str], utts: Sequence[Utterance]) -> WordFeatures | None:
+    def _features(self, sets: list[str], utts: Sequence[Utterance]) -> WordFeatures:
         import numpy as np
 
         from punct.prosody.features import feature_files, read_features
 
         d = self.data_dir
-        stored = [s for s in sets if d is not None and feature_files(d, s)[1].is_file()]
-        if not stored and sets == ["pause"]:
-            return None
         parts: dict[str, WordFeatures] = {}
-        for s in stored:
-            by_utt, names = read_features(d, s)
-            parts[s] = check_rows(WordFeatures(names, by_utt), utts, feature_files(d, s)[1])
+        for s in sets:
+            scp = feature_files(d, s)[1] if d is not None else None
+            if scp is not None and scp.is_file():
+                by_utt, names = read_features(d, s)
+                check_rows(by_utt, utts, scp)
+                parts[s] = WordFeatures(names, by_utt)
         todo = [s for s in sets if s not in parts]
         unknown = [s for s in todo if s not in ("pause", PROSODY)]
         if unknown:
@@ -82,12 +80,16 @@ class FeatureSource:
             parts["pause"] = speech_pauses(utts)
         if PROSODY in todo:
             if d is not None and (d / "wav.scp").is_file():
-                parts[PROSODY] = check_rows(prosody_from_audio(utts, d), utts, d / "wav.scp")
+                parts[PROSODY] = prosody_from_audio(utts, d)
+                check_rows(parts[PROSODY].by_utt, utts, d / "wav.scp")
             elif self.audio is not None:
-                parts[PROSODY] = check_rows(prosody_of_recordings(utts, self.audio), utts, self.audio)
+                parts[PROSODY] = prosody_of_recordings(utts, self.audio)
+                check_rows(parts[PROSODY].by_utt, utts, self.audio)
             else:
                 raise PunctError(needs_audio(sets) + (" (this data directory has neither prosody.scp nor wav.scp)"
                                                       if d is not None else ""), d)
+        if len(sets) == 1:
+            return parts[sets[0]]
         names = [c for s in sets for c in parts[s].names]
         by_utt = {u.id: np.concatenate([np.asarray(parts[s].by_utt[u.id], dtype=np.float32) for s in sets], axis=1)
                   for u in utts}
@@ -101,14 +103,14 @@ def needs_audio(sets: Sequence[str]) -> str:
             "one-recording input)")
 
 
-def check_rows(feats: WordFeatures, utts: Sequence[Utterance], where) -> WordFeatures:
-    """``feats`` when it has one row per word of every utterance of ``utts``, else a PunctError."""
+def check_rows(by_utt: dict, utts: Sequence[Utterance], where) -> None:
+    """A PunctError naming ``where`` unless ``by_utt`` ({utterance id: rows}) has one row per
+    word of every utterance of ``utts``."""
     for u in utts:
-        m = feats.by_utt.get(u.id)
+        m = by_utt.get(u.id)
         if m is None or len(m) != len(u.words):
             raise PunctError(f"utterance {u.id!r}: {'no' if m is None else len(m)} feature rows for "
                              f"{len(u.words)} words", where)
-    return feats
 
 
 def prosody_from_audio(utts: Sequence[Utterance], data_dir: Path) -> WordFeatures:
@@ -117,16 +119,13 @@ def prosody_from_audio(utts: Sequence[Utterance], data_dir: Path) -> WordFeature
     does (punct.prosody.pooling with ``conf/prosody.yaml``)."""
     from punct.config import load_config
     from punct.prosody.pooling import WORD_FEATURES, ProsodyConfig, extract_raw, normalize_all
-    from punct.tables import read_table
 
     if not (data_dir / "word_times").is_file():
         raise PunctError("pitch and energy are pooled over the words' times: this data directory has no word_times",
                          data_dir / "word_times")
     cfg = load_config(PROSODY_CONFIG if PROSODY_CONFIG.is_file() else None, ProsodyConfig, [])
     raw, stats, report = extract_raw(data_dir, cfg)
-    spk = {}
-    if (data_dir / "utt2spk").is_file():
-        spk = {k: v[0] for k, v, _ in read_table(data_dir / "utt2spk", min_fields=1, allow_empty_value=False)}
+    spk = {u.id: u.speaker for u in utts if u.speaker is not None}  # as read from utt2spk
     log.info("pitch and energy of %d words computed from %.0f s of audio in %.1f s (stage 4 would store them)",
              report["words"], report["audio_seconds"], report["seconds"])
     return WordFeatures(list(WORD_FEATURES), normalize_all(raw, spk, stats, cfg))
@@ -194,13 +193,6 @@ def speech_pauses(utts: Sequence[Utterance]) -> WordFeatures:
         m[[i for i, w in enumerate(u.words) if not is_nonspeech(w)]] = feats[u.id]
         by_utt[u.id] = m
     return WordFeatures(list(PAUSE_FEATURES), by_utt)
-
-
-def time_pause_rows(inputs, utts: Sequence[Utterance]) -> tuple[list[str], dict[int, tuple]]:
-    """(PAUSE_FEATURES, {id(word): (its full pause row, the model's row of it)}) of every word
-    of ``utts`` (``speech_pauses``)."""
-    feats = speech_pauses(utts)
-    return feats.names, word_rows(inputs, feats, utts)
 
 
 def word_rows(inputs, feats: WordFeatures, utts: Sequence[Utterance]) -> dict[int, tuple]:
