@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                 results["speed"].append(s)
                 print(f"LJ Speech, {args.clips} clips ({s['audio_s']:.0f} s of audio), --nj {nj}: "
                       f"alignment {s['align_s']} s ({s['align_rtf']} x real time), "
-                      f"decoding {s['decode_s']} s ({s['decode_rtf']} x RT; WER {s['wer_punct_score']}% punct.score, "
+                      f"decoding {s['decode_s']} s ({s['decode_rtf']} x RT; WER {s['wer_punct_score']}% punct.scoring.score, "
                       f"{s['wer_sclite']}% sclite), pitch/energy features {s['features_s']} s ({s['features_rtf']} x RT)")
     results["load_after"] = [round(x, 2) for x in os.getloadavg()]
     print(f"load average after: {results['load_after']} (wall-clock numbers include waiting for other processes)")

@@ -83,12 +83,12 @@ def tiny_set(tmp: Path) -> tuple[str, Path]:
     """A random T-BRNN checkpoint and a 300-word data directory of its words (``--tiny``)."""
     import random
 
-    from punct.datadir import write_datadir
+    from punct.data.datadir import write_datadir
     from punct.engine import checkpoint
     from punct.engine.vocab import Vocabulary
-    from punct.labels import LABELS
+    from punct.text.labels import LABELS
     from punct.models import build_model, resolved_model_args
-    from punct.words import Utterance, Word
+    from punct.text.words import Utterance, Word
 
     words = "so we grew revenue this quarter and margins held up well thanks to our teams".split()
     vocab = Vocabulary.build([words], min_count=1)

@@ -87,7 +87,7 @@ def labelled(utts, streams, decided):
 
 
 def score(ref, hyp, by_id: bool = True) -> dict:
-    from punct.score import aligned_slots, score_streams
+    from punct.scoring.score import aligned_slots, score_streams
 
     streams, transfer = aligned_slots(ref, hyp, by_id=by_id)
     rep = score_streams(streams, transfer)

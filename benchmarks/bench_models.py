@@ -63,7 +63,7 @@ def bench_config(path: Path, steps: int, threads: int, fit_words: int, epoch_wor
     from punct.engine.inputs import build_inputs
     from punct.engine.loss import loss_sum_of
     from punct.engine.optim import make_optimizer
-    from punct.labels import LABELS
+    from punct.text.labels import LABELS
     from punct.models import build_model, get_model_class, resolved_model_args
 
     torch.set_num_threads(threads)

@@ -68,7 +68,7 @@ def make_random_model(path: Path, words: list[str], seed: int, hidden: int = 16,
     from punct.engine import checkpoint
     from punct.engine.inputs import FeatureInputs
     from punct.engine.vocab import Vocabulary
-    from punct.labels import LABELS
+    from punct.text.labels import LABELS
     from punct.models import build_model, resolved_model_args
 
     torch.manual_seed(seed)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import punct.transfer as T  # noqa: E402
+import punct.data.transfer as T  # noqa: E402
 from punct.io import read_any, read_hypothesis  # noqa: E402
 
 
@@ -94,7 +94,7 @@ def main() -> int:
 def whole_scoring(ref_dir: str, hyp_dir: str) -> dict:
     """CPU seconds of score_utterances (reading aside) with the DP alone and with rapidfuzz,
     and the report's word error rates (the same in both: equal distances)."""
-    from punct.score import score_utterances
+    from punct.scoring.score import score_utterances
 
     ref, hyp = read_pair(ref_dir, hyp_dir)
     out: dict = {}

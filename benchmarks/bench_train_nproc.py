@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 def prefix_datadir(src: Path, dst: Path, words: int) -> int:
     """Write the first whole utterances of ``src`` holding at least ``words`` words to ``dst``."""
-    from punct.datadir import load_utterances, write_datadir
+    from punct.data.datadir import load_utterances, write_datadir
 
     utts, n = [], 0
     for u in load_utterances(src):

@@ -1,4 +1,4 @@
-"""Time and peak memory of aligning two long word sequences (punct.transfer).
+"""Time and peak memory of aligning two long word sequences (punct.data.transfer).
 
     python benchmarks/bench_transfer.py [--words 20000] [--error-rate 0.15] [--seed 1]
 
@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from punct.labels import LABELS  # noqa: E402
-from punct.transfer import align, transfer_marks  # noqa: E402
-from punct.words import Word  # noqa: E402
+from punct.text.labels import LABELS  # noqa: E402
+from punct.data.transfer import align, transfer_marks  # noqa: E402
+from punct.text.words import Word  # noqa: E402
 
 
 def make_pair(n: int, error_rate: float, seed: int) -> tuple[list[Word], list[Word]]:

@@ -25,8 +25,8 @@ from typing import Any, Iterable, Sequence, Union
 
 from punct.errors import PunctError
 from punct.io.sentences import punctuated_line, spelling, word_from_token
-from punct.labels import LABEL_TO_MARK, O
-from punct.words import Utterance, Word
+from punct.text.labels import LABEL_TO_MARK, O
+from punct.text.words import Utterance, Word
 
 __all__ = ["RestoredWord", "Restorer", "load", "restore", "restore_words"]
 
@@ -35,7 +35,7 @@ __all__ = ["RestoredWord", "Restorer", "load", "restore", "restore_words"]
 class RestoredWord:
     """One word as restored: its spelling (in sentence case when asked or when the model
     predicts case), the mark after it (``""``, ``","``, ``"."``, ``"?"``), its label name
-    (punct.labels) and the input's times (None when the input gave none)."""
+    (punct.text.labels) and the input's times (None when the input gave none)."""
 
     text: str
     mark: str = ""
@@ -50,12 +50,12 @@ class RestoredWord:
 
 #: what ``restore_words`` takes for one word: a string, ``(text, start, end)``, or any
 #: object with ``text`` and optional ``start``/``end`` attributes (a RestoredWord, a
-#: punct.words.Word)
+#: punct.text.words.Word)
 WordLike = Union[str, Sequence[Any], Any]
 
 
 def _to_word(item: WordLike, k: int) -> Word:
-    """The punct.words.Word of one ``restore_words`` input; marks already attached to the
+    """The punct.text.words.Word of one ``restore_words`` input; marks already attached to the
     text are dropped (restoring replaces them)."""
     if isinstance(item, str):
         text, start, end = item, None, None
@@ -87,7 +87,7 @@ class Restorer:
     """A loaded model (or an ensemble of several) that punctuates strings and timed words.
 
     Made by ``punct.load``; holding one avoids loading the model for every call.
-    ``capitalize`` gives sentence case (punct.casing.capitalize) to lower-case input;
+    ``capitalize`` gives sentence case (punct.text.casing.capitalize) to lower-case input;
     ``case`` (default) spells each word in its predicted true case when the model has a
     case head.
     """
@@ -98,8 +98,8 @@ class Restorer:
         self.case = case
 
     def restore_utterances(self, utts: Sequence[Utterance], speaker_breaks: bool = False) -> list[Utterance]:
-        """Copies of ``utts`` (punct.words.Utterance) with the predicted labels (and case)."""
-        from punct.casing import capitalize
+        """Copies of ``utts`` (punct.text.words.Utterance) with the predicted labels (and case)."""
+        from punct.text.casing import capitalize
         from punct.engine.restorer import stream_words
 
         out = self.engine.restore(utts, speaker_breaks=speaker_breaks, case=self.case)

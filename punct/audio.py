@@ -4,7 +4,7 @@
 a command ending in ``|`` whose standard output is an audio file) and returns a
 float32 numpy array in [-1, 1] at ``TARGET_RATE``. Every failure (missing,
 empty, corrupt or silent-by-construction input, a failing pipe) is a PunctError
-that names the file. ``punct.tables`` reads the two Kaldi tables that point at audio
+that names the file. ``punct.data.tables`` reads the two Kaldi tables that point at audio
 (``wav.scp``, ``segments``); ``utterance_audio`` cuts one utterance out of them.
 
 soundfile (libsndfile) reads WAV, FLAC, OGG/Vorbis, MP3, AIFF, AU, CAF, W64 and
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from punct.errors import PunctError
-from punct.tables import Segment, read_segments, read_wav_scp
+from punct.data.tables import Segment, read_segments, read_wav_scp
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from punct.words import Utterance
+from punct.text.words import Utterance
 
 #: n-gram order: long enough that distinct texts almost never share one
 DEFAULT_N = 12

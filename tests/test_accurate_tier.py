@@ -21,10 +21,10 @@ TINY = ["model_args.pretrained=false", "model_args.max_length=16", "model_args.o
 @pytest.fixture
 def tiny_accurate(tiny_mpnet, tmp_path, monkeypatch):
     """A tiny accurate tier's state file, installed as the shipped model 'accurate'."""
-    from punct.datadir import write_datadir
+    from punct.data.datadir import write_datadir
     from punct.engine import restorer
     from punct.engine.train import train
-    from punct.words import Utterance, Word
+    from punct.text.words import Utterance, Word
 
     utts = [Utterance(f"u{i}", [Word(f"w{(i * 7 + k) % 30}", "PERIOD" if k % 9 == 8 else "O") for k in range(40)])
             for i in range(6)]

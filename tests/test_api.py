@@ -10,9 +10,9 @@ import pytest
 import punct
 from punct import api
 from punct.errors import PunctError
-from punct.labels import LABEL_TO_MARK
+from punct.text.labels import LABEL_TO_MARK
 from punct.engine.restorer import Restorer as Engine
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 CALL = ("good morning everyone and welcome to the third quarter earnings call my name is sarah "
         "and i will be your operator today how was the quarter it was a strong quarter thank you").split()

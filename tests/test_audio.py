@@ -8,7 +8,7 @@ sf = pytest.importorskip("soundfile")
 
 from punct.audio import TARGET_RATE, RecordingCache, read_audio, resample, to_pcm16, utterance_spans  # noqa: E402
 from punct.errors import PunctError  # noqa: E402
-from punct.tables import Segment, read_segments, read_wav_scp  # noqa: E402
+from punct.data.tables import Segment, read_segments, read_wav_scp  # noqa: E402
 
 
 def tone(freq: float, rate: int, seconds: float = 1.0, amp: float = 0.5) -> np.ndarray:

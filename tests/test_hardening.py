@@ -162,7 +162,7 @@ def test_absurd_times_are_refused_by_every_reader(tmp_path, fmt, name, content, 
 
     if content is None:  # a TextGrid punct writes, with its last time made absurd
         from punct.io import textgrid
-        from punct.words import Utterance, Word
+        from punct.text.words import Utterance, Word
 
         textgrid.write([Utterance("a", [Word("hi", start=0.0, end=0.5), Word("there", start=0.5, end=1.25)])],
                        tmp_path / name)
@@ -173,8 +173,8 @@ def test_absurd_times_are_refused_by_every_reader(tmp_path, fmt, name, content, 
 
 
 def test_word_times_and_segments_are_bounded_too():
-    from punct.datadir import parse_word_time
-    from punct.tables import MAX_SECONDS, seconds, time_problem
+    from punct.data.datadir import parse_word_time
+    from punct.data.tables import MAX_SECONDS, seconds, time_problem
 
     with pytest.raises(ValueError, match="beyond"):
         parse_word_time("0,1e300")
@@ -358,8 +358,8 @@ def test_folders_whose_names_match_score(tmp_path, capsys):
 
 
 def test_by_id_in_the_library():
-    from punct.score import aligned_slots
-    from punct.words import Utterance, Word
+    from punct.scoring.score import aligned_slots
+    from punct.text.words import Utterance, Word
 
     ref = [Utterance("a", [Word("hi", label="PERIOD")])]
     hyp = [Utterance("b", [Word("hi")])]

@@ -1,7 +1,7 @@
 """The package's floors (docs/DESIGN.md, "Floors"): every module of punct/ imports only
 from its own floor or the floors below it, and no modules import each other, directly or
 round a loop. Imports inside functions count: a lazy import is still a dependency.
-And the label names are spelt in punct.labels only (CONVENTIONS.md, "Labels")."""
+And the label names are spelt in punct.text.labels only (CONVENTIONS.md, "Labels")."""
 from __future__ import annotations
 
 import ast
@@ -14,11 +14,15 @@ ROOT = Path(__file__).resolve().parents[1] / "punct"
 #: module (or package prefix) -> floor; the longest matching prefix decides
 FLOORS = {
     "punct": 6,  # the package itself: its version, and the API of punct.api re-exported lazily
-    "punct.errors": 1, "punct.labels": 1, "punct.words": 1, "punct.config": 1, "punct.fsutil": 1,
-    "punct.tables": 1, "punct.audio": 1, "punct.textnorm": 1, "punct.overlap": 1, "punct.experiments": 1,
-    "punct.io": 2, "punct.casing": 2, "punct.datadir": 2, "punct.transfer": 2, "punct.editdist": 2, "punct.prosody": 2, "punct.align": 2,
-    "punct.models": 2, "punct.splits": 2,
-    "punct.score": 3, "punct.score_report": 3, "punct.significance": 3, "punct.report": 3, "punct.figures": 3, "punct.wer": 3, "punct.results": 3,
+    "punct.errors": 1, "punct.config": 1, "punct.fsutil": 1, "punct.audio": 1, "punct.overlap": 1,
+    "punct.experiments": 1,
+    # the words and their spelling (punct/text/): casing reads the sentence splitter of punct.io
+    "punct.text": 1, "punct.text.casing": 2,
+    # Kaldi data directories and the mark transfer (punct/data/): the tables under the rest
+    "punct.data": 2, "punct.data.tables": 1,
+    "punct.io": 2, "punct.prosody": 2, "punct.align": 2, "punct.models": 2,
+    # scores, intervals, WER and reports (punct/scoring/), and RESULTS.md drawn from them
+    "punct.scoring": 3, "punct.results": 3,
     "punct.engine": 4,
     "punct.bin": 5, "punct.restore": 5, "punct.live": 5, "punct.api": 5,
     "punct.cli": 6, "punct.__main__": 6,
@@ -200,19 +204,19 @@ def test_the_cycle_check_sees_loops_and_lazy_imports(tmp_path, files, expected):
 
 
 def test_the_floor_check_sees_an_upward_import(tmp_path):
-    mods = _package(tmp_path, {"__init__.py": "", "errors.py": "",
-                               "audio.py": "def f():\n    from punct.datadir import read_table\n",
-                               "datadir.py": "from punct.errors import PunctError\n"})
-    assert upward_imports(import_graph(mods)) == ["punct.audio (floor 1) imports punct.datadir (floor 2)"]
+    mods = _package(tmp_path, {"__init__.py": "", "errors.py": "", "data/__init__.py": "",
+                               "audio.py": "def f():\n    from punct.data.datadir import read_table\n",
+                               "data/datadir.py": "from punct.errors import PunctError\n"})
+    assert upward_imports(import_graph(mods)) == ["punct.audio (floor 1) imports punct.data.datadir (floor 2)"]
 
 
 def label_literals(mods: dict[str, Path]) -> list[str]:
     """``module:line`` of every string constant that spells a mark label outside
-    punct.labels (docstrings aside): the inventory is listed in one place only."""
+    punct.text.labels (docstrings aside): the inventory is listed in one place only."""
     names = {"COMMA", "PERIOD", "QUESTION"}
     out = []
     for name, path in mods.items():
-        if name == "punct.labels":
+        if name == "punct.text.labels":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         docs = {id(n.body[0].value) for n in ast.walk(tree)
@@ -228,6 +232,6 @@ def test_only_punct_labels_spells_the_labels():
 
 
 def test_the_label_check_sees_a_literal(tmp_path):
-    mods = _package(tmp_path, {"__init__.py": "", "labels.py": 'COMMA = "COMMA"\n',
+    mods = _package(tmp_path, {"__init__.py": "", "text/__init__.py": "", "text/labels.py": 'COMMA = "COMMA"\n',
                                "x.py": '"""Says COMMA."""\nENDS = ("PERIOD", "QUESTION")\n'})
     assert label_literals(mods) == ["punct.x:2", "punct.x:2"]

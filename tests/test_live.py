@@ -17,8 +17,8 @@ from punct.engine.live import LiveStream, decide, direct_labels
 from punct.engine.restorer import Restorer
 from punct.io.live import LineReader, LiveWriter
 from punct.io.sentences import CueLimits, punctuated, spelling
-from punct.words import Word
-from tests.test_restore import WORDS, make_tiny_model
+from punct.text.words import Word
+from tests.engine.test_restorer import WORDS, make_tiny_model
 
 
 @pytest.fixture(autouse=True)

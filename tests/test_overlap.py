@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from punct.overlap import heldout_overlap
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 
 def utt(uid: str, text: str) -> Utterance:

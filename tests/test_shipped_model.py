@@ -6,7 +6,7 @@ import torch
 from punct.engine import checkpoint
 from punct.io.sentences import punctuated
 from punct.engine.restorer import DEFAULT_MODEL, Restorer
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 # an earnings-call opening, as a Kaldi CTM would give it: lower case, no marks, with times
 CALL = ("good morning everyone and welcome to the third quarter earnings call my name is sarah "

@@ -24,7 +24,7 @@ from punct.align.dictionary import strip_variant
 from punct.align.lexicon import Lexicon, Mapping, clitic_split
 from punct.audio import TARGET_RATE, to_pcm16
 from punct.errors import PunctError
-from punct.words import Word
+from punct.text.words import Word
 
 log = logging.getLogger(__name__)
 
@@ -202,7 +202,7 @@ class ForcedAligner:
 
     def align(self, audio: np.ndarray, tokens: Sequence[str], utt: str = "utt", offset: float = 0.0,
               where: str | Path | None = None, line: int | None = None) -> Alignment:
-        """Align ``tokens`` (punct.textnorm words) to 16 kHz ``audio``; times are ``offset`` + seconds."""
+        """Align ``tokens`` (punct.text.textnorm words) to 16 kHz ``audio``; times are ``offset`` + seconds."""
         mapping = self.lexicon.map_tokens(tokens, where, line)
         if not tokens:
             return Alignment(utt, [], [])

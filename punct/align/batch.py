@@ -5,7 +5,7 @@ optional ``segments``, ``text``) and writes into ``out``:
 
 ``word_times``      ``<utt> start,end start,end ...`` one pair per word of ``text``
                     (seconds from the start of the recording, 3 decimals; the
-                    format of punct.datadir)
+                    format of punct.data.datadir)
 ``words.ctm``       ``<recording> 1 <start> <duration> <word> <posterior>``
 ``phones.ctm``      ``<recording> 1 <start> <duration> <PHONE>`` (``SIL`` for pauses)
 ``textgrid/<utt>.TextGrid``  tiers ``words`` and ``phones``
@@ -30,8 +30,8 @@ from punct.align.output import write_phone_ctm, write_textgrid, write_word_ctm
 from punct.audio import TARGET_RATE, RecordingCache, utterance_spans
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, write_json
-from punct.tables import read_table, read_wav_scp, write_table
-from punct.words import Utterance, Word
+from punct.data.tables import read_table, read_wav_scp, write_table
+from punct.text.words import Utterance, Word
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@
 model of the wheel (pocketsphinx's voice activity segmenter is unreliable, so
 audio is never cut by it), keeps the words (fillers, ``<s>`` ``</s>`` ``<sil>``
 and variant tags removed) with their times and posterior probabilities, and
-tokenizes them like the references (punct.textnorm: ``don't`` -> ``do`` ``n't``).
+tokenizes them like the references (punct.text.textnorm: ``don't`` -> ``do`` ``n't``).
 A word split into two tokens is cut where the clitic's phones start (a phone
 pass over the hypothesis), or by letters when the phone pass is off.
 """
@@ -19,8 +19,8 @@ from punct.align.aligner import SILENCES, _decoder, model_paths, run_passes
 from punct.align.dictionary import strip_variant
 from punct.align.lexicon import CLITIC_PHONES, clitic_split
 from punct.audio import TARGET_RATE, to_pcm16
-from punct.textnorm import tokenize_punctuated
-from punct.words import Word
+from punct.text.textnorm import tokenize_punctuated
+from punct.text.words import Word
 
 log = logging.getLogger(__name__)
 

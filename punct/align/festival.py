@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from punct.errors import PunctError
-from punct.words import Word
+from punct.text.words import Word
 
 VOICE = "voice_kal_diphone"
 

@@ -1,6 +1,6 @@
 """The pronouncing dictionary and the mapping of transcript tokens onto its words.
 
-Transcript tokens are punct.textnorm's: lower case, with ``'s 're 'm 'll n't``
+Transcript tokens are punct.text.textnorm's: lower case, with ``'s 're 'm 'll n't``
 split off (``do`` ``n't``) and numbers kept whole (``10,000``). The aligner
 needs words of the dictionary, so ``Lexicon.map_tokens`` groups tokens into
 ``Unit``s, each said as one or more dictionary words:
@@ -34,7 +34,7 @@ from punct.errors import PunctError
 
 log = logging.getLogger(__name__)
 
-#: Clitics that punct.textnorm splits off, and the phone endings they are said with
+#: Clitics that punct.text.textnorm splits off, and the phone endings they are said with
 #: (longest first: the aligner's pronunciation decides which one matched).
 CLITIC_PHONES: dict[str, tuple[tuple[str, ...], ...]] = {
     "'s": (("IH", "Z"), ("AH", "Z"), ("Z",), ("S",)),

@@ -1,6 +1,6 @@
 """Spoken words for written numbers, so a transcript with digits can be aligned.
 
-``number_words(token)`` turns one token of punct.textnorm's output that holds
+``number_words(token)`` turns one token of punct.text.textnorm's output that holds
 digits into the words a reader says: ``10,000`` -> ten thousand, ``2.5`` -> two
 point five, ``1990s`` -> nineteen nineties, ``21st`` -> twenty first, ``$100``
 -> one hundred dollars, ``2:15`` -> two fifteen, ``9/11`` -> nine eleven,

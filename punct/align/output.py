@@ -16,7 +16,7 @@ from typing import Iterable
 from punct.align.aligner import Alignment
 from punct.errors import PunctError
 from punct.fsutil import atomic_path, atomic_write
-from punct.words import Utterance
+from punct.text.words import Utterance
 
 
 def alignment_utterance(al: Alignment, recording: str | None = None) -> Utterance:

@@ -52,7 +52,7 @@ def load_cfg(args: argparse.Namespace):
 def part_is_done(data: Path, out: Path) -> bool:
     """True when ``out`` is marked done and its word_times has exactly the utterances of ``data/text``."""
     from punct.fsutil import is_done
-    from punct.tables import read_table
+    from punct.data.tables import read_table
 
     if not is_done(out) or not (out / "word_times").is_file():
         return False
@@ -66,7 +66,7 @@ def prepare_lts(cfg, data: Path | None) -> None:
     from punct.align.dictionary import read_dictionary
     from punct.align.g2p import LetterToSound, load_or_train
     from punct.align.lexicon import Lexicon
-    from punct.tables import read_table
+    from punct.data.tables import read_table
 
     _, dict_path, _ = model_paths(cfg.hmm, cfg.dict)
     if data is not None:
@@ -92,10 +92,10 @@ def prepare_lts(cfg, data: Path | None) -> None:
 def merge(data: Path, out: Path, nj: int) -> None:
     """Merge the finished jobs' parts under OUT into OUT (word_times, CTMs, TextGrids,
     report) and install word_times into DATA; fails if a job has not finished."""
-    from punct.datadir import validate_datadir
+    from punct.data.datadir import validate_datadir
     from punct.errors import PunctError
     from punct.fsutil import is_done, mark_done, write_json
-    from punct.splits import merge_ctms, merge_tables, move_tree_files, part_dirs, read_reports, sum_reports
+    from punct.data.splits import merge_ctms, merge_tables, move_tree_files, part_dirs, read_reports, sum_reports
 
     parts = part_dirs(out, nj)
     for p in parts:

@@ -2,7 +2,7 @@
 
 AUDIO is any file soundfile reads (WAV, FLAC, OGG, MP3, ...; any rate, mono or
 not). TRANSCRIPT is a text file written as people write (punctuation, capitals,
-numbers, contractions): it is tokenized with punct.textnorm, and the tokens are
+numbers, contractions): it is tokenized with punct.text.textnorm, and the tokens are
 mapped to the pronouncing dictionary; words missing from it are pronounced by
 the letter-to-sound fallback (the log says how many). OUT is a CTM (``.ctm``:
 ``<audio stem> 1 start duration word posterior``) or a TextGrid (``.TextGrid``:
@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 def read_transcript(path: Path) -> list[str]:
     """Tokens of a punctuated transcript; a chunk that is neither a word nor marks is an error."""
     from punct.errors import PunctError
-    from punct.textnorm import normalize_written
+    from punct.text.textnorm import normalize_written
 
     try:
         raw = path.read_bytes().decode("utf-8")

@@ -10,7 +10,7 @@ hypothesis data directory HYP (wav.scp, segments, utt2spk, spk2utt copied from
 DATA; text, word_times, word_conf and ctm from the decoder; no labels until the
 punctuation transfer of stage 5), validates it and marks it done. When DATA has
 a reference ``text`` the word error rate is scored into OUT/scoring/: with the
-project's scorer (punct.score; ``wer.json``) and, when Debian's sctk is
+project's scorer (punct.scoring.score; ``wer.json``) and, when Debian's sctk is
 installed, with NIST sclite (``ref.stm``, ``hyp.ctm``, ``sclite.txt``).
 """
 from __future__ import annotations
@@ -47,11 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
 def merge(data: Path, out: Path, nj: int, hyp_dir: Path | None) -> None:
     """Merge the finished jobs' parts under OUT (text, word times and confidences, CTM,
     report); with HYP_DIR also build the hypothesis data directory and score its WER."""
-    from punct.datadir import validate_datadir
+    from punct.data.datadir import validate_datadir
     from punct.errors import PunctError
     from punct.fsutil import atomic_dir, is_done, mark_done, write_json
-    from punct.splits import merge_ctms, merge_tables, part_dirs, read_reports, sum_reports
-    from punct.wer import score_wer
+    from punct.data.splits import merge_ctms, merge_tables, part_dirs, read_reports, sum_reports
+    from punct.scoring.wer import score_wer
 
     parts = part_dirs(out, nj)
     for p in parts:
@@ -95,7 +95,7 @@ def _main(args: argparse.Namespace) -> int:
     from punct.align.decoder import AsrConfig
     from punct.config import load_config
     from punct.fsutil import done_marker, is_done, mark_done
-    from punct.tables import read_table
+    from punct.data.tables import read_table
 
     if is_done(out) and (out / "text").is_file() and not args.force and (data / "text").is_file():
         if {k for k, _, _ in read_table(out / "text")} == {k for k, _, _ in read_table(data / "text")}:

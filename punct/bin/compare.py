@@ -25,7 +25,7 @@ log = logging.getLogger("punct.bin.compare")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from punct import significance as sig
+    from punct.scoring import significance as sig
 
     p = ArgumentParser(prog="punct compare", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "hyp_b": "hypothesis B, over the same words as A"})
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.add_argument("--html", default=None, metavar="FILE",
-                   help="also write a self-contained HTML report: both systems side by side (punct.report)")
+                   help="also write a self-contained HTML report: both systems side by side (punct.scoring.report)")
     add_significance_options(p, "--resamples", f"bootstrap resamples (default {sig.RESAMPLES})",
                              default=sig.RESAMPLES)
     add_common(p)
@@ -44,8 +44,8 @@ def _main(args: argparse.Namespace) -> int:
     require_inputs([args.ref], "reference")
     require_inputs([args.hyp_a, args.hyp_b], "hypothesis")
     from punct.errors import PunctError
-    from punct.score import aligned_slots
-    from punct.significance import paired_bootstrap
+    from punct.scoring.score import aligned_slots
+    from punct.scoring.significance import paired_bootstrap
 
     ref = read_ref(args.ref, args)
     a, _ = aligned_slots(ref, read_hyp(args.hyp_a, args), count_dropped=args.count_dropped,
@@ -66,18 +66,18 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def _write_html(args: argparse.Namespace, a, b, cmp) -> None:
-    """punct.report.compare_html of the two hypotheses' slots and their comparison."""
+    """punct.scoring.report.compare_html of the two hypotheses' slots and their comparison."""
     import shlex
     from pathlib import Path
 
     from punct.errors import PunctError
     from punct.fsutil import atomic_write
-    from punct.score import score_streams
-    from punct.significance import bootstrap_intervals
+    from punct.scoring.score import score_streams
+    from punct.scoring.significance import bootstrap_intervals
 
     import importlib.util
 
-    from punct.report import compare_html
+    from punct.scoring.report import compare_html
 
     if importlib.util.find_spec("matplotlib") is None:
         raise PunctError("--html needs matplotlib (pip install matplotlib)")

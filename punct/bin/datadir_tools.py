@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Sequence
 
 from punct.bin.common import ArgumentParser, add_common, at_least, require_inputs, run
-from punct.splits import merge_tables, split_datadir, subset_datadir
+from punct.data.splits import merge_tables, split_datadir, subset_datadir
 
 log = logging.getLogger("punct.bin.datadir_tools")
 
@@ -51,7 +51,7 @@ log = logging.getLogger("punct.bin.datadir_tools")
 def overlap_datadirs(train: str | Path, heldout: Sequence[str | Path], n: int = 12, record: bool = False) -> dict:
     """``punct.overlap.heldout_overlap`` of each HELDOUT directory against TRAIN, keyed by the
     held-out directory's name; with ``record``, merged into TRAIN/stats.json's ``heldout_overlap``."""
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.errors import PunctError
     from punct.fsutil import write_json
     from punct.overlap import heldout_overlap
@@ -147,7 +147,7 @@ def _main(args: argparse.Namespace) -> int:
         n = merge_tables(args.parts, args.out)
         log.info("%d parts -> %s (%d keys)", len(args.parts), args.out, n)
     elif args.cmd == "validate":
-        from punct.datadir import validate_datadir
+        from punct.data.datadir import validate_datadir
 
         require_inputs([args.data], "data directory")
         n = validate_datadir(args.data, require_labels=not args.no_labels)

@@ -8,7 +8,7 @@ each mark: a word takes the argmax of log posterior + bias, which trades a mark'
 precision for its recall (cross-entropy training leaves the marks under-predicted for F1).
 Writes <out>/{text,labels,utt2spk,spk2utt,text.punct}, decode_stats.json (words/s,
 read by punct.bin.results) and, when the data
-directory has `labels` and punct.score is available, <out>/scoring/.
+directory has `labels` and punct.scoring.score is available, <out>/scoring/.
 The words are fed as punct restore feeds them (punct.engine.restorer: clitics,
 apostrophes, non-speech tokens, consecutive segments of a recording as one stream, the
 last word of each input a sentence end), with the same runtime and batch defaults, so
@@ -29,7 +29,7 @@ from typing import Callable
 from punct.bin.common import (MAX_BATCH, MAX_THREADS, MAX_WINDOW, ArgumentParser, add_common, at_least, finite_float,
                                require_inputs, run)
 from punct.errors import PunctError
-from punct.labels import MARK_LABELS
+from punct.text.labels import MARK_LABELS
 
 log = logging.getLogger("punct.bin.decode")
 
@@ -108,7 +108,7 @@ def _main(args: argparse.Namespace) -> int:
             raise PunctError("directory of --tuned-weights not found", Path(args.tuned_weights).parent)
     elif args.tuned_weights is not None:
         raise PunctError("--tuned-weights goes with --tune-weights-on or --tune-bias-on")
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.engine.decode import decode, decode_ensemble, write_decode
     from punct.fsutil import atomic_dir
 
@@ -130,9 +130,9 @@ def _main(args: argparse.Namespace) -> int:
     ref = None
     if not args.no_score and (Path(args.data) / "labels").is_file():
         try:
-            from punct.score import score_labels
+            from punct.scoring.score import score_labels
         except ImportError:
-            log.warning("punct.score is not available: not scoring")
+            log.warning("punct.scoring.score is not available: not scoring")
         if score_labels is not None:
             ref = load_utterances(args.data)
     with atomic_dir(args.out, ours=is_decode_output) as tmp:

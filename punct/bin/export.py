@@ -70,7 +70,7 @@ def export(model_path: str | Path, out: str | Path, half: bool = False, max_mb: 
                              "(train a smaller model or use --half)", model_path)
         # the shipping path: punct restore on a timed sentence (a pause model gets its pauses)
         from punct.engine.restorer import Restorer
-        from punct.words import Utterance, Word
+        from punct.text.words import Utterance, Word
 
         probe = "so what do we do now we go home".split()
         utt = Utterance("probe", [Word(w, start=0.3 * i, end=0.3 * i + 0.25) for i, w in enumerate(probe)])

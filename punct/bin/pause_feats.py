@@ -35,12 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.errors import PunctError
     from punct.fsutil import is_done, mark_done
     from punct.prosody.features import load_word_features, write_features
     from punct.prosody.pause import PAUSE_CAP, PAUSE_FEATURES, pause_features
-    from punct.tables import read_table
+    from punct.data.tables import read_table
 
     d = Path(args.data)
     require_inputs([d], "data directory")

@@ -57,8 +57,8 @@ def merge(data: Path, out: Path, nj: int, cfg) -> None:
     from punct.fsutil import is_done, mark_done, write_json
     from punct.prosody.features import read_features, write_features
     from punct.prosody.pooling import WORD_FEATURES, SpeakerStats, normalize_all
-    from punct.splits import part_dirs, read_reports, sum_reports
-    from punct.tables import read_table
+    from punct.data.splits import part_dirs, read_reports, sum_reports
+    from punct.data.tables import read_table
 
     raw = {}
     stats = SpeakerStats()
@@ -107,7 +107,7 @@ def _main(args: argparse.Namespace) -> int:
     from punct.fsutil import done_marker, is_done, mark_done, write_json
     from punct.prosody.features import write_features
     from punct.prosody.pooling import WORD_FEATURES, extract_raw
-    from punct.tables import read_table
+    from punct.data.tables import read_table
 
     if is_done(out) and (out / "raw.scp").is_file() and not args.force:
         if {k for k, _, _ in read_table(out / "raw.scp")} == {k for k, _, _ in read_table(data / "text")}:

@@ -30,7 +30,7 @@ import sys
 from punct.bin.common import (MAX_BATCH, MAX_THREADS, MAX_WINDOW, ArgumentParser, add_common, at_least, finite_float,
                                require_inputs, run)
 from punct.errors import PunctError
-from punct.labels import MARK_LABELS
+from punct.text.labels import MARK_LABELS
 
 _OUTPUT_FORMATS = ("text", "ctm", "textgrid", "json", "srt", "vtt", "datadir")
 

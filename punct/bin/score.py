@@ -9,9 +9,9 @@ Earnings ``.nlp`` file; the format is told from the name or the content unless
 given. When the words differ (ASR output) they are aligned by edit distance and
 the reference marks carried onto the hypothesis words. Prints the score table
 (or JSON) on stdout; with --out-dir writes report.txt, report.json,
-confusion.txt, errors.txt and report.html (punct.report) there. With --bootstrap N the report adds
+confusion.txt, errors.txt and report.html (punct.scoring.report) there. With --bootstrap N the report adds
 confidence intervals of F1 and SER from N resamples of blocks of words
-(punct.significance); ``punct compare`` tests two hypotheses against each
+(punct.scoring.significance); ``punct compare`` tests two hypotheses against each
 other. Never imports torch.
 
 When both sides are cased (each has capital and small letters), the report adds case
@@ -63,7 +63,7 @@ def add_input_options(p: argparse.ArgumentParser, hyps: dict[str, str]) -> None:
 
 def add_significance_options(p: argparse.ArgumentParser, flag: str, help_n: str, default: int | None = None) -> None:
     """The bootstrap's options, shared with punct compare."""
-    from punct import significance as sig
+    from punct.scoring import significance as sig
 
     p.add_argument(flag, dest="resamples", type=at_least(1, 1_000_000), default=default, metavar="N", help=help_n)
     p.add_argument("--block-words", type=at_least(1, 10_000_000), default=sig.BLOCK_WORDS, metavar="W",
@@ -113,7 +113,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.out_dir:
         check_not_input(args.out_dir, [args.ref, args.hyp], "--out-dir")
         check_replaceable(args.out_dir, report_dir)
-    from punct.score import aligned_slots, score_streams
+    from punct.scoring.score import aligned_slots, score_streams
 
     ref, hyp = read_ref(args.ref, args), read_hyp(args.hyp, args)
     log.info("reference %s: %d utterances, %d words; hypothesis %s: %d utterances, %d words",
@@ -122,7 +122,7 @@ def _main(args: argparse.Namespace) -> int:
                                       by_id=pairs_by_id(args.ref, args.hyp))
     report = score_streams(streams, transfer)
     if args.resamples is not None:
-        from punct.significance import bootstrap_intervals
+        from punct.scoring.significance import bootstrap_intervals
 
         report.bootstrap = bootstrap_intervals(streams, args.block_words, args.resamples, args.level, args.seed)
     if report.ref_marks == 0:
@@ -140,7 +140,7 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def write_html(path: Path, report, streams, args: argparse.Namespace) -> bool:
-    """The HTML report (punct.report.score_html) with bootstrap intervals (those of
+    """The HTML report (punct.scoring.report.score_html) with bootstrap intervals (those of
     --bootstrap, else the default resampling); False when matplotlib is missing."""
     import shlex
 
@@ -150,8 +150,8 @@ def write_html(path: Path, report, streams, args: argparse.Namespace) -> bool:
         log.warning("matplotlib is not installed: no report.html (pip install matplotlib)")
         return False
     from punct.fsutil import atomic_write
-    from punct.report import score_html
-    from punct.significance import bootstrap_intervals
+    from punct.scoring.report import score_html
+    from punct.scoring.significance import bootstrap_intervals
 
     from punct.errors import PunctError
 

@@ -5,7 +5,7 @@
 REF is a data directory with text and labels; HYP a hypothesis data directory
 with the same utterance ids (text, word_times; from punct.bin.asr_decode).
 Utterance by utterance the two word sequences are aligned by edit distance and
-each reference mark is put on its hypothesis word (punct.transfer.transfer_marks:
+each reference mark is put on its hypothesis word (punct.data.transfer.transfer_marks:
 a mark of a deleted word moves to the hypothesis word before it). Writes
 HYP/labels (one label per hypothesis word), validates HYP, marks HYP/labels
 done, and writes the summed TransferStats (word errors, marks carried, moved,
@@ -36,10 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def transfer_datadir(ref: Path, hyp: Path) -> dict:
     """Write HYP/labels from REF's marks; return the summed statistics as a dict."""
-    from punct.datadir import load_utterances, validate_datadir
+    from punct.data.datadir import load_utterances, validate_datadir
     from punct.errors import PunctError
-    from punct.tables import write_table
-    from punct.transfer import TransferStats, transfer_marks
+    from punct.data.tables import write_table
+    from punct.data.transfer import TransferStats, transfer_marks
 
     refs = {u.id: u for u in load_utterances(ref, require_labels=True)}
     hyps = load_utterances(hyp, require_labels=False)

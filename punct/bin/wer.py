@@ -2,7 +2,7 @@
 
     python -m punct.bin.wer --ref data/earnings/e21_ref --hyp data/earnings/e21_kaldi_rev --out-dir exp/earnings/wer_e21_kaldi_rev
 
-Scores with the project's own edit-distance alignment (punct.score, the code that
+Scores with the project's own edit-distance alignment (punct.scoring.score, the code that
 also transfers punctuation and scores ASR output) and, as an independent
 cross-check, with NIST sclite from Debian's sctk (``sctk sclite -r ref.stm stm -h
 hyp.ctm ctm``). Writes OUT/ref.stm, OUT/hyp.ctm, OUT/sclite.txt and OUT/wer.json
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
-from punct.wer import score_wer
+from punct.scoring.wer import score_wer
 
 
 def build_parser() -> argparse.ArgumentParser:

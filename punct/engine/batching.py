@@ -16,7 +16,7 @@ with -1 = no loss / padding, ``lengths`` int32) and cached as ``.npz``. A
 featurizer with per-word features (punct.engine.inputs.FeatureInputs) adds
 ``feats`` float32 [N, L, F+1]: each word's raw feature row, cut by the same
 bounds as its id (padding rows 0), cached with them; the cache key then also
-names the feature files. With ``cases``, each word's case class (punct.labels.CASES,
+names the feature files. With ``cases``, each word's case class (punct.text.labels.CASES,
 from the set's ``written`` file; IGNORE where the set has none) is cut in step as
 ``cases`` int8 [N, L], the targets of a model's case head. With ``soft`` (a teacher's
 posterior set of the directory, punct.engine.soft_labels), each word's posteriors are cut in
@@ -32,7 +32,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from punct.labels import CASE_TO_ID, LABELS, SENTENCE_END, case_of, label_id
+from punct.text.labels import CASE_TO_ID, LABELS, SENTENCE_END, case_of, label_id
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ def load_slices(
     teacher's posteriors (``Slices.soft``). ``vocab`` is a
     Vocabulary or a featurizer (punct.engine.inputs); give no cache for a featurizer
     whose ids are not ``closed`` (they index a lexicon filled while encoding)."""
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.fsutil import atomic_write
 
     data_dir = Path(data_dir)

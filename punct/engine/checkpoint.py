@@ -7,7 +7,7 @@ the training position and the RNG state. Keys: ``model``, ``model_args``,
 read word ids), ``labels``, ``state_dict``, ``train_config``; a two-stage model
 (punct.models.twostage) adds ``stage1_train_config`` and holds its stage one in
 ``model_args["stage1"]`` and the ``stage1.*`` weights; a model with a case head adds
-``mixed_spellings`` (punct.datadir.mixed_spellings of its training set). Both load with ``weights_only=True``
+``mixed_spellings`` (punct.data.datadir.mixed_spellings of its training set). Both load with ``weights_only=True``
 (plain tensors, dicts, lists and numbers; no pickled objects).
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import torch
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 
 FORMAT = "punct-model-1"
 
@@ -84,7 +84,7 @@ def load_model(path: str | Path):
     model.punct_inputs = inputs
     #: which checkpoint this is (what a decode's statistics name)
     model.punct_info = {k: ck.get(k) for k in ("model", "epoch", "averaged_epochs")}
-    from punct.labels import mark_offset
+    from punct.text.labels import mark_offset
 
     model.punct_logit_offset = mark_offset((ck.get("train_config") or {}).get("mark_weights"))
     if hasattr(model, "set_stage1_marks"):  # a second stage's fallback decides as its stage one

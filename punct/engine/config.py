@@ -197,7 +197,7 @@ class TrainConfig:
             raise ValueError(f"distill_from names a feature set of the training directory, got {self.distill_from!r}")
         if not isinstance(self.mark_weights, dict):
             raise ValueError(f"mark_weights must map mark names to weights, got {self.mark_weights!r}")
-        from punct.labels import MARK_LABELS
+        from punct.text.labels import MARK_LABELS
         for mark, w in self.mark_weights.items():
             if mark not in MARK_LABELS:
                 raise ValueError(f"mark_weights: unknown mark {mark!r} (marks: {', '.join(MARK_LABELS)})")

@@ -15,8 +15,8 @@ import torch
 
 from punct.engine.infer import class_bias, run_streams
 from punct.errors import PunctError
-from punct.labels import LABELS, MARK_LABELS, O, label_id, mark_of
-from punct.words import Utterance, Word
+from punct.text.labels import LABELS, MARK_LABELS, O, label_id, mark_of
+from punct.text.words import Utterance, Word
 
 if TYPE_CHECKING:
     import numpy as np
@@ -97,7 +97,7 @@ def posteriors(model_path: str | Path, data_dir: str | Path, utts: list[Utteranc
     from punct.engine.restorer import output_streams
     from punct.engine.word_features import FeatureSource
 
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
 
     r = restorer or load_restorer(model_path, window, batch_size, runtime=runtime)
     if utts is None:
@@ -129,7 +129,7 @@ def decode(model_path: str | Path, data_dir: str | Path, window: int | None = No
     ends of input); returns the utterances with predicted labels (the input labels, if any, are
     replaced). ``stats``, if given, receives words, seconds (and the process's cpu_seconds),
     words_per_s, model, window, batch_size, runtime."""
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.engine.word_features import FeatureSource
 
     r = load_restorer(model_path, window, batch_size, threads, workers, runtime)
@@ -201,7 +201,7 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
     each input then ends a sentence as in ``punct restore`` (``end_sentence``). One model
     decodes so as well: its own labels, or with a bias. ``stats`` as for ``decode``, with
     ``members``, ``weights`` and ``bias``."""
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.engine.restorer import EnsembleRestorer
     from punct.engine.word_features import FeatureSource
 
@@ -226,7 +226,7 @@ def decode_ensemble(model_paths: Sequence[str | Path], data_dir: str | Path, wei
 
 
 def overall_f1(ref_ids, hyp_ids) -> float:
-    """Overall F1 (percent) of label id arrays as punct.score counts it: a hit is a mark
+    """Overall F1 (percent) of label id arrays as punct.scoring.score counts it: a hit is a mark
     predicted where the reference has the same mark; a wrong mark is both a false alarm
     and a miss; 0 when there is nothing to find or predict."""
     import numpy as np
@@ -259,7 +259,7 @@ def tuning_posteriors(model_paths: Sequence[str | Path], dev_dir: str | Path):
     ``tune_ensemble_weights`` and ``tune_class_bias`` choose from."""
     import numpy as np
 
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
 
     if not (Path(dev_dir) / "labels").is_file():
         raise PunctError("the tuning set needs reference labels", Path(dev_dir) / "labels")
@@ -417,8 +417,8 @@ def punctuated_text(utt: Utterance) -> str:
 
 def write_decode(out_dir: str | Path, utts: list[Utterance]) -> None:
     """A data directory of the predictions (``text``, ``labels``, ...) plus ``text.punct``."""
-    from punct.datadir import write_datadir
-    from punct.tables import write_table
+    from punct.data.datadir import write_datadir
+    from punct.data.tables import write_table
 
     out_dir = Path(out_dir)
     write_datadir(out_dir, utts)

@@ -136,7 +136,7 @@ class FeaturePart:
             mats = load_word_features(data_dir, sets)
             names = feature_names(data_dir, sets)
         elif sets == ["pause"]:
-            from punct.datadir import load_utterances
+            from punct.data.datadir import load_utterances
             from punct.prosody.pause import PAUSE_FEATURES, pause_features
 
             if utts is None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from punct.errors import PunctError
 from punct.models.joint import JointConfig, expected_sentence_length, joint_labels
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ def joint_decode(lexical: str | Path, acoustic: str | Path, data_dir: str | Path
 
 def _score(ref: list[str], hyp_utts: list[Utterance], objective: str) -> tuple[float, float, float]:
     """(objective value, overall F1, sentence-end F1) in percent (0 when undefined)."""
-    from punct.score import score_labels
+    from punct.scoring.score import score_labels
 
     r = score_labels(ref, [w.label for u in hyp_utts for w in u.words])
     overall = r.overall.f1 or 0.0
@@ -100,8 +100,8 @@ def tune(lexical: str | Path, acoustic: str | Path, dev_dir: str | Path, train_d
     (``cfg.grid``, each key defaulting to its configured value) by the stage-1 result,
     then the stage-2 ones by the stage-2 result. Returns the chosen config and one
     row per tried setting (stage, parameters, objective, overall F1, sentence F1)."""
-    from punct.datadir import load_utterances
-    from punct.tables import read_table
+    from punct.data.datadir import load_utterances
+    from punct.data.tables import read_table
 
     if not (Path(dev_dir) / "labels").is_file():
         raise PunctError("the tuning set needs reference labels", Path(dev_dir) / "labels")

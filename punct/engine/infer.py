@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from punct.errors import PunctError
-from punct.labels import CASES, LABELS, MARK_LABELS, PERIOD, QUESTION, SENTENCE_END, label_id
+from punct.text.labels import CASES, LABELS, MARK_LABELS, PERIOD, QUESTION, SENTENCE_END, label_id
 
 if TYPE_CHECKING:
     import numpy as np
@@ -115,7 +115,7 @@ def run_batch(model, wins: Sequence[Sequence[int]], feats: Sequence | None = Non
         fw = np.zeros((len(wins), T, np.asarray(feats[0]).shape[1]), dtype=np.float32)
         for r, f in enumerate(feats):
             fw[r, : len(f)] = f
-    offset = getattr(model, "punct_logit_offset", None)  # punct.labels.mark_offset of the model's training
+    offset = getattr(model, "punct_logit_offset", None)  # punct.text.labels.mark_offset of the model's training
     if hasattr(model, "session"):  # an ONNX graph
         logits, case_logits = model.run(_padded_ids(wins, T), lengths, fw)
         if case and case_logits is None:

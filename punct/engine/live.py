@@ -32,8 +32,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from punct.labels import O, SENTENCE_END
-from punct.words import Utterance, Word, is_nonspeech
+from punct.text.labels import O, SENTENCE_END
+from punct.text.words import Utterance, Word, is_nonspeech
 
 if TYPE_CHECKING:
     from punct.engine.restorer import Restorer
@@ -279,7 +279,7 @@ class LiveStream:
 def decide(restorer: "Restorer", streams: Sequence[LiveStream]) -> None:
     """Decide every word of ``streams`` that can be decided now, the windows of all streams
     run together (one Restorer.restore a round, batched by the kernel)."""
-    from punct.casing import capitalize
+    from punct.text.casing import capitalize
 
     while True:
         wins = [w for w in (s.want() for s in streams) if w is not None]

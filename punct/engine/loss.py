@@ -14,7 +14,7 @@ import torch
 
 from punct.engine.config import TrainConfig
 from punct.errors import PunctError
-from punct.labels import label_id, mark_weight_vector
+from punct.text.labels import label_id, mark_weight_vector
 from punct.models import UNK_ID
 
 

@@ -36,15 +36,15 @@ from collections import deque
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from punct.casing import true_case
+from punct.text.casing import true_case
 from punct.engine.infer import (biased_labels, class_bias, default_workers, ensemble_weights, iter_decode,
                                 sentence_end_label, weighted_mean)
 from punct.engine.word_features import FeatureSource, given_rows, token_rows, unit_rows, word_rows
 from punct.errors import PunctError
 from punct.io.sentences import speaker_of
-from punct.labels import CASES, LABELS, O, PERIOD, SENTENCE_END
-from punct.textnorm import CLITICS
-from punct.words import Utterance, Word, is_nonspeech
+from punct.text.labels import CASES, LABELS, O, PERIOD, SENTENCE_END
+from punct.text.textnorm import CLITICS
+from punct.text.words import Utterance, Word, is_nonspeech
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ class Restorer:
         if hit is not None:
             return hit
         from punct.models import UNK
-        from punct.textnorm import straight_apostrophes, tokenize_punctuated
+        from punct.text.textnorm import straight_apostrophes, tokenize_punctuated
 
         t = w.text
         known = getattr(type(self.vocab), "__contains__", None) is not None

@@ -171,10 +171,10 @@ class OnnxModel:
         self.window = int(meta["window"])
         self.batch_size = int(meta["batch_size"])
         self.columns = bool(getattr(self.punct_inputs, "columns", None))
-        #: the graph's second output is the case head's logits (punct.labels.CASES)
+        #: the graph's second output is the case head's logits (punct.text.labels.CASES)
         self.case_head = bool(meta.get("case_head"))
         self.mixed_spellings = dict(meta.get("mixed_spellings") or {})
-        from punct.labels import mark_offset
+        from punct.text.labels import mark_offset
 
         #: the log-odds correction of a model trained with mark_weights (punct.engine.infer.run_batch)
         self.punct_logit_offset = mark_offset(meta.get("mark_weights"))

@@ -5,8 +5,8 @@
 features) and stores, per word, the posteriors of the mark after it and, for a model with
 a case head, those of its case class, as feature set NAME of DIR (punct.prosody.features:
 ``NAME.ark``, ``NAME.scp``, ``NAME.names``, ``NAME.done``). The columns are
-``mark_O mark_COMMA mark_PERIOD mark_QUESTION`` (punct.labels.LABELS), then
-``case_LOWER case_CAP case_UPPER case_MIXED`` (punct.labels.CASES) when there is a case head.
+``mark_O mark_COMMA mark_PERIOD mark_QUESTION`` (punct.text.labels.LABELS), then
+``case_LOWER case_CAP case_UPPER case_MIXED`` (punct.text.labels.CASES) when there is a case head.
 
 A teacher decodes millions of words at a few hundred words a second, so a run is resumable.
 The utterances are decoded in chunks of about ``chunk_words`` words, cut in the directory's
@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from punct.errors import PunctError
-from punct.labels import CASES, LABELS
+from punct.text.labels import CASES, LABELS
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
     """Write the posteriors of the model in ``model_path`` for every word of ``data_dir`` as its
     feature set ``name`` (see the module docstring), resuming a killed run; returns what was
     done: words, words decoded by this run, seconds, words_per_s, columns, chunks."""
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.engine.checkpoint import load_model
     from punct.engine.decode import stream_features
     from punct.engine.infer import decode_window_of, run_streams

@@ -107,7 +107,7 @@ def starting_point(cfg: TrainConfig, model_cls: type, kind: RunKind, model_args:
         log.info("warm start from %s (epoch %d): training on from its weights with this config", cfg.init_from,
                  prog["epoch"])
         return Start(inputs, _complete_model_args(cfg, inputs, {}), prog, warm=warm_ck)
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
 
     stage1_ck, stage1_vocab, stage1_extra = None, None, {}
     if kind.second_stage:

@@ -45,7 +45,7 @@ from punct.engine.parallel import dist_info, dist_step, rank_logging
 from punct.engine.start import RunKind, check_teacher, model_of, starting_point
 from punct.engine.validation import LAST_BY_MARK, WholeValidation, improves, validator
 from punct.errors import PunctError
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 from punct.models import get_model_class, resolved_model_args
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     payload_extra = {"inputs": inputs.state(),
                      "vocab": inputs.vocab.to_list() if isinstance(inputs, WordInputs) else []}
     if getattr(model, "case_head", False):  # how restore spells the MIXED class (punct.restore.true_case)
-        from punct.datadir import mixed_spellings
+        from punct.data.datadir import mixed_spellings
 
         spellings = mixed_spellings(train_dir)
         if kind.second_stage:  # the case head is stage one's, passed through: its spellings win
@@ -471,8 +471,8 @@ def _fit(model, cfg: TrainConfig, inputs, train_dir, validate: Callable[[], tupl
     if prog["epoch"] >= 1:
         log.info("%s is already estimated", exp_dir / "best.pt")
         return prog
-    from punct.datadir import load_utterances
-    from punct.labels import label_id
+    from punct.data.datadir import load_utterances
+    from punct.text.labels import label_id
 
     t0 = time.monotonic()
     streams = []

@@ -17,7 +17,7 @@ from punct.engine.config import TrainConfig
 from punct.engine.inputs import WordInputs
 from punct.engine.loss import autocast, device_of, map_targets
 from punct.engine.parallel import gather
-from punct.labels import LABELS, label_id
+from punct.text.labels import LABELS, label_id
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +28,10 @@ LAST_BY_MARK: dict[str, dict[str, Any]] = {}
 
 
 def mark_f1(ref: list[str], hyp: list[str]) -> float:
-    """Overall F1 (percent) of the marks, as punct.score counts it; each mark's F1 and its
+    """Overall F1 (percent) of the marks, as punct.scoring.score counts it; each mark's F1 and its
     predicted/reference counts go to the log (a rare mark that is never predicted shows)
     and to LAST_BY_MARK."""
-    from punct.score import score_labels
+    from punct.scoring.score import score_labels
 
     report = score_labels(ref, hyp)
     LAST_BY_MARK.clear()
@@ -49,7 +49,7 @@ def evaluate(model: torch.nn.Module, slices: Slices, batch_size: int, inputs=Non
     """(perplexity, overall mark F1 in percent) of ``model`` on the loss words of ``slices``
     (the first ``limit`` slices if > 0); ``inputs`` is the featurizer (default: word ids).
     With ``world`` > 1 every rank scores its share of the batches and the counts are gathered.
-    The model's ``punct_logit_offset`` (punct.labels.mark_offset), if any, is added to
+    The model's ``punct_logit_offset`` (punct.text.labels.mark_offset), if any, is added to
     the logits, as decoding adds it."""
     inputs = inputs if inputs is not None else _IdsOnly()
     offset = getattr(model, "punct_logit_offset", None)
@@ -88,7 +88,7 @@ class WholeValidation:
     label ids and per-word features (None for a model without), decoded as a test set is."""
 
     def __init__(self, valid_dir: str | Path, inputs, window: int, batch_size: int) -> None:
-        from punct.datadir import load_utterances
+        from punct.data.datadir import load_utterances
         from punct.engine.decode import inputs_features
 
         utts = load_utterances(valid_dir)
@@ -122,7 +122,7 @@ def validator(cfg: TrainConfig, model: torch.nn.Module, valid_sl: Slices, inputs
               rank: int = 0, world: int = 1) -> Callable[[], tuple[float, float]]:
     """The validation of every epoch: () -> (perplexity on the slices, overall mark F1 on the
     slices or, with ``whole``, on the utterances decoded whole); leaves the model in train mode."""
-    from punct.labels import mark_offset
+    from punct.text.labels import mark_offset
 
     # a model trained with mark_weights is validated as it will decode: with their odds taken out
     # (read by evaluate and by run_batch, which decodes the whole utterances)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from punct.errors import PunctError
-from punct.words import Utterance, Word, is_nonspeech
+from punct.text.words import Utterance, Word, is_nonspeech
 
 log = logging.getLogger(__name__)
 
@@ -137,8 +137,8 @@ def prosody_of_recordings(utts: Sequence[Utterance], audio: Path) -> WordFeature
     file when the utterances are of one recording. Times are the recording's (as a CTM's)."""
     import tempfile
 
-    from punct.datadir import write_datadir
-    from punct.tables import write_table
+    from punct.data.datadir import write_datadir
+    from punct.data.tables import write_table
 
     table = _audio_table(audio, {u.recording if u.recording is not None else u.id for u in utts})
     with tempfile.TemporaryDirectory(prefix="punct-audio-") as tmp:
@@ -152,7 +152,7 @@ def prosody_of_recordings(utts: Sequence[Utterance], audio: Path) -> WordFeature
 def _audio_table(audio: Path, recos: set[str]) -> dict[str, str]:
     """{recording: audio} of ``--audio``: a table of recordings, or one file for one recording."""
     from punct.fsutil import check_input
-    from punct.tables import read_wav_scp
+    from punct.data.tables import read_wav_scp
 
     check_input(audio, "audio", "file", empty_ok=False)
     if audio.suffix.lower() in AUDIO_SUFFIXES:

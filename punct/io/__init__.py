@@ -12,7 +12,7 @@ and is listed in FORMAT_MODULES. Readers validate their input and raise
 ``punct.errors.PunctError(message, path, line)``; writers write atomically
 (``punct.fsutil.atomic_write``). Words carry their label (the mark after the
 word), times and speaker when the format has them. A data directory is read
-through ``punct.datadir``; any other directory as a folder of files of one
+through ``punct.data.datadir``; any other directory as a folder of files of one
 format, one recording a file (``read_folder``). Adding a format = one module +
 one line here.
 
@@ -28,7 +28,7 @@ from typing import Iterable
 
 from punct.errors import PunctError
 from punct.fsutil import check_input
-from punct.words import Utterance
+from punct.text.words import Utterance
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ def read_any(path: str | Path, fmt: str | None = None, option: str = "a format o
     path = Path(path)
     fmt = fmt or detect_format(path, option)
     if fmt == "datadir":
-        from punct.datadir import load_utterances
+        from punct.data.datadir import load_utterances
 
         return load_utterances(path, require_labels=False)
     if fmt == "folder":
@@ -186,7 +186,7 @@ def write_any(utts: Iterable[Utterance], path: str | Path, fmt: str | None = Non
             raise PunctError(f"cannot tell the output format from the file name (known: {', '.join(format_names())})", path)
         fmt = max(cands)[1]
     if fmt == "datadir":
-        from punct.datadir import write_datadir
+        from punct.data.datadir import write_datadir
 
         write_datadir(path, utts)
         return

@@ -43,8 +43,8 @@ from typing import Iterable, Mapping
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
 from punct.io.sentences import attach_marks_only, punctuated, spelling, split_token, make_word
-from punct.tables import Segment, finite_number, read_table, seconds, read_segments as read_kaldi_segments
-from punct.words import Utterance, Word
+from punct.data.tables import Segment, finite_number, read_table, seconds, read_segments as read_kaldi_segments
+from punct.text.words import Utterance, Word
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ def sniff(head: str) -> bool:
 
 
 def read_segments(path: str | Path) -> dict[str, Segment]:
-    """A ``segments`` file beside a CTM: Kaldi's (``punct.tables.read_segments``), in any order."""
+    """A ``segments`` file beside a CTM: Kaldi's (``punct.data.tables.read_segments``), in any order."""
     return read_kaldi_segments(path, sorted_keys=False)
 
 

@@ -1,6 +1,6 @@
 """The IWSLT2011 punctuation benchmark format: one ``word<TAB>LABEL`` line per word.
 
-The label (punct.labels.LABELS) is the mark after the word. The whole file is
+The label (punct.text.labels.LABELS) is the mark after the word. The whole file is
 one utterance whose id is the file name without its extension (the benchmark
 files are one stream of talks). A line with an empty word and a label (a few in
 ``dev2012``: ``<TAB>COMMA``) gives its mark to the previous word, the stronger
@@ -18,8 +18,8 @@ from typing import Iterable
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
-from punct.labels import LABELS, O, is_label, stronger
-from punct.words import Utterance, Word
+from punct.text.labels import LABELS, O, is_label, stronger
+from punct.text.words import Utterance, Word
 
 log = logging.getLogger(__name__)
 

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from punct.io.sentences import CueLimits, fit_end, make_cues, punctuated, spelling, word_from_token
-from punct.labels import LABEL_TO_MARK, SENTENCE_END
-from punct.words import Utterance, Word
+from punct.text.labels import LABEL_TO_MARK, SENTENCE_END
+from punct.text.words import Utterance, Word
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ Columns are found by name: ``token`` and ``punctuation`` are required,
 None). One file is one call: one utterance whose id is the file name without
 ``.nlp`` (white space made ``_``). Each word's ``text`` is the token lower-cased;
 the token as written is kept in ``Word.written`` when that field exists. The
-punctuation is mapped with punct.labels.map_mark: ``! ;`` -> PERIOD, ``: - –``
+punctuation is mapped with punct.text.labels.map_mark: ``! ;`` -> PERIOD, ``: - –``
 -> COMMA, and the ellipsis ``…`` -> PERIOD (a speaker trailing off ends the
 sentence as spoken). A line whose field count differs from the header's, or a
 time that is not a number, is an error naming the file and line.
@@ -57,10 +57,10 @@ from pathlib import Path
 from typing import Iterable
 
 from punct.errors import PunctError
-from punct.tables import seconds
+from punct.data.tables import seconds
 from punct.fsutil import atomic_write
-from punct.labels import O, map_mark, mark_of, stronger
-from punct.words import Utterance, Word
+from punct.text.labels import O, map_mark, mark_of, stronger
+from punct.text.words import Utterance, Word
 
 log = logging.getLogger(__name__)
 

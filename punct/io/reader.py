@@ -11,7 +11,7 @@ from pathlib import Path
 from punct.errors import PunctError
 from punct.fsutil import iter_lines
 from punct.io.sentences import attach_marks_only, warn_marks_only, word_from_token
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 
 def read_plain_text(path: str | Path) -> list[Utterance]:
@@ -78,7 +78,7 @@ def with_files_and_channels(utts: list[Utterance], table: Path) -> list[Utteranc
     ``reco2file_and_channel`` gives their recording (``<recording> <file> <channel>``), as a
     CTM names them: a Switchboard-style ``sw02001-A sw02001 A`` is file ``sw02001`` channel
     ``A``; unchanged without the table. A recording missing from it is an error."""
-    from punct.tables import read_table
+    from punct.data.tables import read_table
 
     if not table.is_file():
         return utts

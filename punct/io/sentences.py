@@ -4,7 +4,7 @@ Shared by the CTM, TextGrid, JSON and subtitle readers and writers:
 
 - ``split_token``: a written token (``Hello,`` ``GOOD`` ``U.S.`` ``<unk>``) ->
   its word and the label of the marks attached to it;
-- ``word_from_token``: the same as a punct.words.Word, lower-cased ``text``
+- ``word_from_token``: the same as a punct.text.words.Word, lower-cased ``text``
   for models and scorers, the input's spelling in ``written``;
 - ``punctuated``: a word as written back (spelling + mark: ``Hello,``);
 - ``split_sentences``: words -> sentences (after PERIOD/QUESTION, and at a
@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from punct.labels import O, SENTENCE_END, map_mark, mark_of
-from punct.words import Utterance, Word
+from punct.text.labels import O, SENTENCE_END, map_mark, mark_of
+from punct.text.words import Utterance, Word
 
-#: Marks that may follow a word and are read as its label (punct.labels.map_mark).
+#: Marks that may follow a word and are read as its label (punct.text.labels.map_mark).
 #: A trailing hyphen is not among them: in ASR output it marks a cut-off word (``th-``).
 TRAILING_MARKS = ",.?!;:\u2026"
 #: Closing quotes and brackets stripped after a word (not the apostrophe: ``students'``).
@@ -80,7 +80,7 @@ def word_from_token(token: str, **fields) -> Word | None:
 
 def attach_marks_only(words: list[Word], token: str) -> None:
     """A token of marks only (``,`` ``...``) makes the label of the word before it stronger."""
-    from punct.labels import stronger
+    from punct.text.labels import stronger
 
     _, label = split_token(token)
     if words and label != O:

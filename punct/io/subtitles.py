@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from punct.errors import PunctError
-from punct.tables import time_problem
+from punct.data.tables import time_problem
 from punct.fsutil import atomic_write
 from punct.io.sentences import Cue, CueLimits, attach_marks_only, make_cues, make_word, punctuated, spelling, split_token
-from punct.labels import O, stronger
-from punct.words import Utterance, Word
+from punct.text.labels import O, stronger
+from punct.text.words import Utterance, Word
 
 if TYPE_CHECKING:
     from punct.io.options import WriteOptions

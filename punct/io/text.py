@@ -10,7 +10,7 @@ Two layouts, told apart by the file name:
   the file name without extension and the line number (``talk-000003``).
   Blank lines are skipped.
 
-The text is tokenized with punct.textnorm.normalize_written (lower case, marks
+The text is tokenized with punct.text.textnorm.normalize_written (lower case, marks
 become the label of the word before them, ``U.S.`` is ``us`` plus PERIOD, and
 so on, the IWSLT2011 conventions). Clitics the input already split off
 (``it 's``, ``do n't``, as in the decoder's own output) are joined back before
@@ -31,9 +31,9 @@ from typing import Iterable
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
 from punct.io.sentences import warn_marks_only
-from punct.labels import mark_of
-from punct.textnorm import normalize_written
-from punct.words import Utterance
+from punct.text.labels import mark_of
+from punct.text.textnorm import normalize_written
+from punct.text.words import Utterance
 
 NAME = "text"
 EXTENSIONS = (".txt", ".punct")

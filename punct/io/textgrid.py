@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Iterable
 
 from punct.errors import PunctError
-from punct.tables import time_problem
+from punct.data.tables import time_problem
 from punct.fsutil import atomic_path
 from punct.io.sentences import (attach_marks_only, make_word, punctuated, punctuated_line, speaker_of, split_sentences,
                                 split_token)
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 log = logging.getLogger(__name__)
 

@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from punct.errors import PunctError
-from punct.tables import time_problem
+from punct.data.tables import time_problem
 from punct.fsutil import atomic_write, loads_json
 from punct.io.sentences import attach_marks_only, make_word, punctuated_line, spelling, split_token
-from punct.labels import LABEL_TO_MARK, map_mark
-from punct.words import Utterance, Word
+from punct.text.labels import LABEL_TO_MARK, map_mark
+from punct.text.words import Utterance, Word
 
 NAME = "json"
 EXTENSIONS = (".json", ".jsonl")

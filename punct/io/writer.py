@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence, TextIO
 
 from punct.errors import PunctError
 from punct.io.sentences import punctuated_line, spelling, split_sentences
-from punct.words import Utterance
+from punct.text.words import Utterance
 
 if TYPE_CHECKING:
     from punct.io.options import WriteOptions
@@ -107,7 +107,7 @@ def write_output(utts: list[Utterance], path: str | Path | None, fmt: str, stdou
 
         subtitles.write(utts, path, kind=fmt, options=options)
     elif fmt == "datadir":
-        from punct.datadir import carry_kaldi_files, write_datadir
+        from punct.data.datadir import carry_kaldi_files, write_datadir
         from punct.fsutil import atomic_dir
         from punct.io.sentences import punctuated
 

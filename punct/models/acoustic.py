@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from punct.labels import LABEL_TO_ID, O, PERIOD
+from punct.text.labels import LABEL_TO_ID, O, PERIOD
 from punct.models import register
 
 #: the logits of the marks a boundary model never predicts (far below any real score)

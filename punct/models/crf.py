@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 from punct.models import EOS_ID, PAD_ID, register
 
 #: feature templates: offsets of the words they join

@@ -43,7 +43,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 from punct.models import EOS_ID, PAD_ID, register
 from punct.models.layers import BiRNN, append_token, lengths_mask, xavier_embedding_
 

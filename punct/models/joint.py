@@ -38,7 +38,7 @@ from typing import Sequence
 
 import numpy as np
 
-from punct.labels import COMMA, LABEL_TO_ID, LABELS, O, PERIOD, QUESTION
+from punct.text.labels import COMMA, LABEL_TO_ID, LABELS, O, PERIOD, QUESTION
 
 _O, _C, _P, _Q = (LABEL_TO_ID[x] for x in (O, COMMA, PERIOD, QUESTION))
 

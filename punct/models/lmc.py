@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 from punct.models import register
 
 

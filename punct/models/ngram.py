@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 from punct.models import EOS_ID, PAD_ID, register
 
 BOS_ID = PAD_ID  # <pad> never occurs in a stream: it stands for <s>

@@ -24,7 +24,7 @@ zero late-fusion and output weights.
 
 ``case_head`` (punct's addition, for a true-cased default): a second linear layer on the
 per-word state f_t and the word's own embedding e_t predicts the word's case class
-(punct.labels.CASES; zero-initialised like ``out``); ``forward(..., return_case=True)`` adds its logits ``[B,T,len(CASES)]``, and
+(punct.text.labels.CASES; zero-initialised like ``out``); ``forward(..., return_case=True)`` adds its logits ``[B,T,len(CASES)]``, and
 the engine adds ``case_weight`` times its cross-entropy (or its distillation loss) to the
 marks' (punct.engine.loss.loss_sum_of).
 """
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from punct.labels import CASES, LABELS
+from punct.text.labels import CASES, LABELS
 from punct.models import EOS_ID, PAD_ID, register
 from punct.models.layers import BiGRU, additive_scores, append_token, lengths_mask, masked_softmax, xavier_embedding_
 
@@ -59,7 +59,7 @@ class TBRNN(nn.Module):
         #: dropout on the embeddings, the bidirectional states and the softmax input
         #: (0 = none: punctuator2 has none; an addition of punct's, not the paper's)
         dropout: float = 0.0
-        #: predict each word's case class too, from f_t (punct.labels.CASES; punct's addition)
+        #: predict each word's case class too, from f_t (punct.text.labels.CASES; punct's addition)
         case_head: bool = False
         #: weight of the case loss beside the punctuation loss
         case_weight: float = 0.5

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 from punct.models import EOS_ID, PAD_ID, register
 from punct.models.layers import acoustic_inputs, append_token
 

@@ -25,7 +25,7 @@ projections instead (punct.models.adapters: ``lora_rank``, ``lora_alpha``, ``lor
 part only (adapters and heads, a few MB); the encoder's weights come from the published file.
 
 ``case_head``: a second linear layer reads the state of each word's *first*
-piece (where a capital would be) and predicts its case class (punct.labels.CASES);
+piece (where a capital would be) and predicts its case class (punct.text.labels.CASES);
 the engine adds its cross-entropy, times ``case_weight``, to the punctuation loss on
 the words with a case target (``cases``, from the training set's ``written``;
 punct.engine.loss.loss_sum_of).
@@ -41,7 +41,7 @@ import torch
 from torch import nn
 
 
-from punct.labels import CASES, LABELS
+from punct.text.labels import CASES, LABELS
 from punct.models import register
 from punct.models.layers import gather_positions
 
@@ -89,7 +89,7 @@ class TransformerTagger(nn.Module):
         dropout: float = 0.1
         #: start from the packaged weights (false: random, for tests only)
         pretrained: bool = True
-        #: predict each word's case class too (punct.labels.CASES)
+        #: predict each word's case class too (punct.text.labels.CASES)
         case_head: bool = False
         #: weight of the case loss beside the punctuation loss
         case_weight: float = 0.5

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 from punct.models import build_model, register
 from punct.models.layers import acoustic_inputs
 
@@ -91,13 +91,13 @@ class TwoStage(nn.Module):
         self.out = nn.Linear(hidden_size, len(LABELS))
 
     # -- stage one ------------------------------------------------------------
-    #: stage one's log-odds correction when it trained with mark_weights (punct.labels.mark_offset,
+    #: stage one's log-odds correction when it trained with mark_weights (punct.text.labels.mark_offset,
     #: as decoding applies it): the fallback takes its decisions as stage one decodes alone
     stage1_offset: torch.Tensor | None = None
 
     def set_stage1_marks(self, stage1_train_config: dict | None) -> None:
         """Take stage one's ``mark_weights`` (from its training config) out of its fallback logits."""
-        from punct.labels import mark_offset
+        from punct.text.labels import mark_offset
 
         off = mark_offset((stage1_train_config or {}).get("mark_weights"))
         self.stage1_offset = None if off is None else torch.from_numpy(off)

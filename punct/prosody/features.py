@@ -107,7 +107,7 @@ def read_features(datadir: str | Path, name: str) -> tuple[dict[str, np.ndarray]
 def _read(datadir: str | Path, name: str) -> tuple[dict[str, np.ndarray], list[str], dict[str, int]]:
     import kaldiio
 
-    from punct.tables import read_table
+    from punct.data.tables import read_table
 
     ark, scp, _ = feature_files(datadir, name)
     names = read_names(datadir, name)
@@ -141,7 +141,7 @@ def load_word_features(datadir: str | Path, names: Sequence[str]) -> dict[str, n
 
     Every set must cover exactly the utterances of ``datadir/text`` with one row per word.
     """
-    from punct.tables import read_table
+    from punct.data.tables import read_table
 
     d = Path(datadir)
     if not names:

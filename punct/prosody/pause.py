@@ -23,7 +23,7 @@ Nothing is ever NaN. A *recording* is the chain of utterances that share
 ``Utterance.recording`` and ``channel`` (Kaldi segments of one recording,
 ordered by their first word's start), so pauses are measured across segment
 boundaries; an utterance without ``recording`` is a recording of its own.
-Times are seconds from the start of the recording (punct.words.Word).
+Times are seconds from the start of the recording (punct.text.words.Word).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 PAUSE_FEATURES: tuple[str, ...] = (
     "pause_before",

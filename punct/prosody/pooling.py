@@ -217,10 +217,10 @@ def extract_raw(data, cfg: ProsodyConfig) -> tuple[dict[str, np.ndarray], Speake
     from pathlib import Path
 
     from punct.audio import TARGET_RATE, RecordingCache, utterance_spans
-    from punct.datadir import parse_word_time
+    from punct.data.datadir import parse_word_time
     from punct.errors import PunctError
     from punct.prosody.pitch import get_tracker
-    from punct.tables import read_table, read_wav_scp
+    from punct.data.tables import read_table, read_wav_scp
 
     data = Path(data)
     text = {k: (v, n) for k, v, n in read_table(data / "text")}

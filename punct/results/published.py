@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from punct.errors import PunctError
-from punct.labels import COMMA, PERIOD, QUESTION
+from punct.text.labels import COMMA, PERIOD, QUESTION
 from punct.results.collect import CARRIED, ROOT, _class
 
 #: Published results on IWSLT2011 test2011 (reference transcripts), keyed by the
@@ -78,14 +78,14 @@ def render_targets(rows: list[dict[str, Any]], test_set: str = "test2011", margi
            "Read off the table above; rows still training or stopped early count as they stand. A paper model",
            "that is one configuration reads only the rows of that configuration (DNN-A: the 5-word window).",
            "\"95% interval\" is that row's overall F1 on other test sets of the same size and kind: the",
-           "percentile interval of 2,000 bootstrap resamples of its scored slots (`punct.significance`;",
+           "percentile interval of 2,000 bootstrap resamples of its scored slots (`punct.scoring.significance`;",
            "`punct score REF HYP --bootstrap 1000` resamples blocks of 100 words and gives the same to 0.1",
            "on test2011). A published number inside it is within what one test set can tell apart.", "",
            "| paper's model | published F1 | needed | best row, same budget | gap | met | 95% interval | "
            "best row, more text |",
            "|---|---|---|---|---|---|---|---|"]
     def interval(r: dict[str, Any], published: float) -> str:
-        from punct.significance import report_intervals
+        from punct.scoring.significance import report_intervals
 
         iv = report_intervals(r["report"])
         if iv is None or "overall" not in iv:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from punct.errors import PunctError
-from punct.labels import MARK_LABELS, SENTENCE_END, mark_of
+from punct.text.labels import MARK_LABELS, SENTENCE_END, mark_of
 from punct.results.collect import CARRIED, ROOT, _class, _get, _read_json, corpus_sets, paper_set
 from punct.results.published import PUBLISHED, render_targets
 
@@ -226,7 +226,7 @@ def _section(title: str, header: list[str], rows: list[list[Any]], notes: list[s
 
 
 def render_wer_checks(exp_root: Path) -> list[str]:
-    """Word error rates of given ASR hypotheses scored twice: punct.score and NIST sclite (punct.bin.wer)."""
+    """Word error rates of given ASR hypotheses scored twice: punct.scoring.score and NIST sclite (punct.bin.wer)."""
     rows = []
     for wer_path in sorted(exp_root.glob("*/wer_*/wer.json")):
         w = _read_json(wer_path)
@@ -500,7 +500,7 @@ FIGURES_DIR = Path("docs") / "figures"
 
 
 def render_figures(rows: list[dict[str, Any]], fig_dir: Path, base: Path) -> list[str]:
-    """Draw the figures of ``rows`` (punct.figures) into ``fig_dir`` and return the Markdown
+    """Draw the figures of ``rows`` (punct.scoring.figures) into ``fig_dir`` and return the Markdown
     section that shows them (paths relative to ``base``); nothing without matplotlib."""
     import importlib.util
     import logging
@@ -508,13 +508,13 @@ def render_figures(rows: list[dict[str, Any]], fig_dir: Path, base: Path) -> lis
     if importlib.util.find_spec("matplotlib") is None:
         logging.getLogger(__name__).warning("matplotlib is not installed: RESULTS.md without its figures")
         return []
-    from punct.figures import FIGURES, draw_all
+    from punct.scoring.figures import FIGURES, draw_all
 
     paths = draw_all(rows, fig_dir)
     if not paths:
         return []
     out = ["", "## Figures", "",
-           "Drawn from the rows above by `python -m punct.bin.results` (punct/figures.py); training time is the sum "
+           "Drawn from the rows above by `python -m punct.bin.results` (punct/scoring/figures.py); training time is the sum "
            "of the epochs' times in `train_log.tsv` on the machine that trained (2 cores).", ""]
     for p in paths:
         out += [f"![{FIGURES[p.name]}]({p.relative_to(base).as_posix()})", ""]

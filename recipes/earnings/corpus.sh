@@ -56,7 +56,7 @@ corpus_score_others() {
       log "stage 9: $out/wer.json exists; skipping the sclite cross-check (--force true to redo)"
       continue
     fi
-    log "stage 9: WER of $set on call $utt, punct.score and sclite -> $out/wer.json"
+    log "stage 9: WER of $set on call $utt, punct.scoring.score and sclite -> $out/wer.json"
     mkdir -p "$out"
     echo "python -m punct.bin.wer --ref $data/e21_ref --hyp $data/$set --utt $utt --out-dir $out" > "$out/run.cmd"
     python -m punct.bin.wer --ref "$data/e21_ref" --hyp "$data/$set" --utt "$utt" --out-dir "$out" \

@@ -26,7 +26,7 @@ Writes under ``--out-dir`` (see recipes/earnings/README.md):
                            output has no punctuation in this corpus)
 
 Every word of a reference or an engine's output is written in one spelling for all sets
-(punct.transfer.normalize_word:
+(punct.data.transfer.normalize_word:
 lower case, no abbreviation dots, no marks or hyphens at the edges), and
 contractions are one token (``we're``, as ASR systems write them; the TED
 preparation splits them as the IWSLT test set does, so ``ted`` joins them
@@ -48,13 +48,13 @@ if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONP
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
-from punct.datadir import load_utterances, validate_datadir, write_datadir
+from punct.data.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, is_done, mark_done, write_json
-from punct.labels import MIXED, O, apply_case, case_of, stronger
-from punct.textnorm import CLITICS
-from punct.transfer import normalize_word
-from punct.words import Utterance, Word
+from punct.text.labels import MIXED, O, apply_case, case_of, stronger
+from punct.text.textnorm import CLITICS
+from punct.data.transfer import normalize_word
+from punct.text.words import Utterance, Word
 
 log = logging.getLogger("punct.recipes.earnings")
 

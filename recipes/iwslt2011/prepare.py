@@ -3,7 +3,7 @@
 
 Writes ``<out-dir>/test2011`` and ``<out-dir>/dev2012`` from the benchmark files
 (``word<TAB>LABEL`` per line) and ``<out-dir>/<train-name>`` from the TED talk
-transcripts (``ted/talks/*.md``), tokenized like the test set by punct.textnorm.
+transcripts (``ted/talks/*.md``), tokenized like the test set by punct.text.textnorm.
 Each set is built under a temporary name, validated, renamed into place and
 marked done; a set already done is skipped unless ``--force``.
 
@@ -29,14 +29,14 @@ if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONP
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
-from punct.datadir import load_utterances, validate_datadir, write_datadir
+from punct.data.datadir import load_utterances, validate_datadir, write_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, is_done, mark_done, write_json
 from punct.io.iwslt import read_words
-from punct.labels import DEFAULT_MARK_MAP, LABELS, SENTENCE_END
+from punct.text.labels import DEFAULT_MARK_MAP, LABELS, SENTENCE_END
 from punct.overlap import heldout_overlap
-from punct.textnorm import normalize_written
-from punct.words import Utterance, Word
+from punct.text.textnorm import normalize_written
+from punct.text.words import Utterance, Word
 
 log = logging.getLogger("punct.recipes.iwslt2011")
 
@@ -112,7 +112,7 @@ def talk_text(path: Path) -> str:
 
 def parse_mark_map(spec: str) -> dict[str, str]:
     """``"MARK=LABEL ..."`` (``--=O :=COMMA``) -> the default mark map with those entries
-    replaced (punct.labels.DEFAULT_MARK_MAP); LABEL O removes the mark."""
+    replaced (punct.text.labels.DEFAULT_MARK_MAP); LABEL O removes the mark."""
     table = dict(DEFAULT_MARK_MAP)
     for item in spec.split():
         mark, sep, label = item.rpartition("=")
@@ -328,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="'MARK=LABEL ...': change how the talks' written marks map onto labels, e.g. "
                         "--mark-map='--=O -=O' drops dashes instead of making them COMMA (write it with '=' "
                         "when the value starts with '-'; default: Tilk and Alumae's mapping, "
-                        "punct.labels.DEFAULT_MARK_MAP)")
+                        "punct.text.labels.DEFAULT_MARK_MAP)")
     p.add_argument("--dev-words", type=int, default=0, help="prefix of whole dev2012 utterances, N words (0 = all)")
     p.add_argument("--test-words", type=int, default=0, help="prefix of whole test2011 utterances, N words (0 = all)")
     p.add_argument("--train-name", default="train", help="name of the training set folder (default: train)")

@@ -4,7 +4,7 @@
 One utterance per clip, id = the clip id (``LJ001-0001``), one speaker ``LJ``,
 ``wav.scp`` pointing at the FLAC file (punct.audio reads it and resamples to
 16 kHz). The punctuated reference is metadata.csv's *normalized* text (numbers
-spelled out as read), tokenized with punct.textnorm.tokenize_punctuated, so
+spelled out as read), tokenized with punct.text.textnorm.tokenize_punctuated, so
 every word gets the label of the mark after it. Parentheses in LJ Speech hold
 spoken words, so they are not dropped as stage notes (normalize_written would
 drop a parenthesised span of up to six words): only the brackets go.
@@ -31,12 +31,12 @@ if importlib.util.find_spec("punct") is None:  # run as a script without PYTHONP
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from punct.bin.common import ArgumentParser, add_common, require_inputs, run
-from punct.datadir import validate_datadir
+from punct.data.datadir import validate_datadir
 from punct.errors import PunctError
 from punct.fsutil import atomic_dir, is_done, iter_lines, mark_done
-from punct.tables import spk2utt_from_utt2spk, write_table
-from punct.textnorm import tokenize_punctuated, unescape_html
-from punct.words import Word
+from punct.data.tables import spk2utt_from_utt2spk, write_table
+from punct.text.textnorm import tokenize_punctuated, unescape_html
+from punct.text.words import Word
 
 log = logging.getLogger("punct.recipes.ljspeech")
 

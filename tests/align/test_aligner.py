@@ -11,7 +11,7 @@ import pytest
 
 from punct.align.aligner import ForcedAligner
 from punct.audio import read_audio
-from punct.textnorm import normalize_written
+from punct.text.textnorm import normalize_written
 
 MEAN_BOUND = 0.035
 WITHIN_50MS = 0.85

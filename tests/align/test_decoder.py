@@ -5,7 +5,7 @@ import numpy as np
 
 from punct.align.decoder import Recognizer, is_filler, split_word
 from punct.audio import read_audio
-from punct.transfer import edit_distance
+from punct.data.transfer import edit_distance
 
 
 def test_split_word_at_the_clitic_phones():

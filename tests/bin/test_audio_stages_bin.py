@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from punct.bin import align, asr_decode, datadir_tools, prosody_feats, transfer
-from punct.datadir import load_utterances, validate_datadir
-from punct.tables import read_table
+from punct.data.datadir import load_utterances, validate_datadir
+from punct.data.tables import read_table
 
 SENTENCES = {
     "utt-a": "The printer set the type by hand, one letter at a time.",
@@ -20,7 +20,7 @@ SENTENCES = {
 @pytest.fixture(scope="module")
 def datadir(tmp_path_factory):
     from punct.align import festival
-    from punct.textnorm import normalize_written
+    from punct.text.textnorm import normalize_written
 
     if not festival.available():
         pytest.skip("festival is not installed (local/setup_env.sh installs festival festvox-kallpc16k)")

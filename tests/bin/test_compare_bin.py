@@ -6,9 +6,9 @@ import pytest
 
 from punct.bin import compare
 from punct.cli import main as punct_main
-from punct.datadir import write_datadir
-from punct.labels import LABELS, MARK_LABELS, O
-from punct.words import Utterance, Word
+from punct.data.datadir import write_datadir
+from punct.text.labels import LABELS, MARK_LABELS, O
+from punct.text.words import Utterance, Word
 
 
 def _write(path, labels_per_utt):

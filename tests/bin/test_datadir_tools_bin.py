@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 
 from punct.bin.datadir_tools import main
-from punct.splits import merge_ctms, merge_tables, split_datadir, subset_datadir, sum_reports
-from punct.datadir import validate_datadir
+from punct.data.splits import merge_ctms, merge_tables, split_datadir, subset_datadir, sum_reports
+from punct.data.datadir import validate_datadir
 from punct.errors import PunctError
-from punct.tables import read_table
+from punct.data.tables import read_table
 
 
 def make(d, n_reco=5, per_reco=3):

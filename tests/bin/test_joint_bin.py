@@ -66,6 +66,6 @@ def test_tune_then_decode(tmp_path):
         assert joint_decode.main(["--lexical", str(tmp_path / "lex/best.pt"), "--acoustic", str(tmp_path / "pause/best.pt"),
                                   "--config", str(chosen), "--stage", str(stage), "--data", str(dev), "--out", str(out)]) == 0
         assert (out / "labels").is_file() and (out / "joint.yaml").is_file() and (out / "decode_stats.json").is_file()
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
 
     assert sum(len(u) for u in load_utterances(tmp_path / "joint2" / "decode_dev")) == 120

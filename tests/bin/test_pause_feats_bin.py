@@ -3,8 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from punct.datadir import write_datadir
-from punct.words import Utterance, Word
+from punct.data.datadir import write_datadir
+from punct.text.words import Utterance, Word
 
 ROOT = Path(__file__).resolve().parents[2]
 

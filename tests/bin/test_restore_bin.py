@@ -22,7 +22,7 @@ def one_thread():
 def model_path(tmp_path_factory):
     from punct.engine import checkpoint
     from punct.engine.vocab import Vocabulary
-    from punct.labels import LABELS
+    from punct.text.labels import LABELS
     from punct.models import build_model, resolved_model_args
 
     torch.manual_seed(0)

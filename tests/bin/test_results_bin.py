@@ -331,7 +331,7 @@ def test_targets_compare_each_papers_model_on_its_budget(tmp_path):
 def _counted_report(tp, s, d, i, slots):
     """A report with the counts of real scoring: ``tp`` right marks (all commas), ``s`` commas
     taken for periods, ``d`` deleted and ``i`` inserted commas, over ``slots`` slots."""
-    from punct.score import score_labels
+    from punct.scoring.score import score_labels
 
     ref = ["COMMA"] * tp + ["COMMA"] * s + ["COMMA"] * d + ["O"] * i
     hyp = ["COMMA"] * tp + ["PERIOD"] * s + ["O"] * d + ["COMMA"] * i
@@ -343,7 +343,7 @@ def _counted_report(tp, s, d, i, slots):
 def test_targets_give_the_interval_of_each_best_row(tmp_path):
     """The interval of a row comes from its counts alone, for old reports (no confusion matrix) too,
     and says when the published number lies inside it."""
-    from punct.significance import report_intervals
+    from punct.scoring.significance import report_intervals
 
     exp = tmp_path / "exp"
     near = _counted_report(600, 100, 250, 250, 12000)  # overall F1 2*600/(1200+350+350) = 63.2

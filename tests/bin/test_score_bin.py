@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from punct.bin import score
-from punct.datadir import write_datadir
-from punct.words import Utterance, Word
+from punct.data.datadir import write_datadir
+from punct.text.words import Utterance, Word
 
 ROOT = Path(__file__).resolve().parents[2]
 

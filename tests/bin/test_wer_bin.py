@@ -1,4 +1,4 @@
-"""punct.bin.wer: hypothesis WER by punct.score and by NIST sclite, on a hand-counted example."""
+"""punct.bin.wer: hypothesis WER by punct.scoring.score and by NIST sclite, on a hand-counted example."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from punct.bin import wer
-from punct.wer import write_stm
+from punct.scoring.wer import write_stm
 
 # reference: 10 words in call-a, 4 in call-b
 REF = {"call-a": "so revenue grew ten percent and margins were flat too",

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from punct.config import load_config
-from punct.datadir import write_datadir
+from punct.data.datadir import write_datadir
 from punct.engine.config import TrainConfig
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 WORDS = [f"w{i}" for i in range(30)]
 

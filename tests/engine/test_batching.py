@@ -1,7 +1,7 @@
 import numpy as np
 
 from punct.engine.batching import IGNORE, collate, epoch_order, make_slices, slice_bounds
-from punct.labels import label_id
+from punct.text.labels import label_id
 
 O, C, P, Q = (label_id(x) for x in ("O", "COMMA", "PERIOD", "QUESTION"))
 
@@ -52,11 +52,11 @@ def test_collate_masks_and_ignores():
 
 
 def test_case_targets_are_cut_with_the_words(tmp_path):
-    from punct.datadir import write_datadir
+    from punct.data.datadir import write_datadir
     from punct.engine.batching import load_slices
-    from punct.labels import CASE_TO_ID
+    from punct.text.labels import CASE_TO_ID
     from punct.engine.vocab import Vocabulary
-    from punct.words import Utterance, Word
+    from punct.text.words import Utterance, Word
 
     words = [Word("so", written="So"), Word("i", written="I"), Word("met", written="met"),
              Word("ibm", label="PERIOD", written="IBM")]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from punct.datadir import load_utterances
+from punct.data.datadir import load_utterances
 
 
 ROOT = Path(__file__).resolve().parents[2]

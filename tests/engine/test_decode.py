@@ -2,8 +2,8 @@ import torch
 
 from punct.engine.decode import predict_streams, punctuated_text
 from punct.engine.infer import accept_count
-from punct.labels import label_id
-from punct.words import Utterance, Word
+from punct.text.labels import label_id
+from punct.text.words import Utterance, Word
 
 O, C, P, Q = (label_id(x) for x in ("O", "COMMA", "PERIOD", "QUESTION"))
 

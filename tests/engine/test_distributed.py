@@ -71,9 +71,9 @@ def test_two_ranks_match_one_process(tiny_data, tmp_path):
 def test_two_ranks_validate_whole_utterances_together(tiny_data, tmp_path):
     """valid_decode whole with two ranks: each decodes every other validation utterance and
     the F1 is over all of them, the number decoding the saved model gives."""
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.engine.decode import decode
-    from punct.score import score_labels
+    from punct.scoring.score import score_labels
 
     tr, dev = tiny_data
     exp = tmp_path / "two"

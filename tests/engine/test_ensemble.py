@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from punct.datadir import load_utterances
+from punct.data.datadir import load_utterances
 from punct.errors import PunctError
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,8 +109,8 @@ def test_overall_f1_counts_as_the_scorer_does():
     import random
 
     from punct.engine.decode import overall_f1
-    from punct.labels import label_id
-    from punct.score import score_labels
+    from punct.text.labels import label_id
+    from punct.scoring.score import score_labels
 
     rng = random.Random(3)
     for _ in range(20):
@@ -137,7 +137,7 @@ def test_weight_grid():
 def test_weights_tuned_on_a_dev_set(two_models, tiny_data, tmp_path):
     from punct.bin import decode
     from punct.engine.decode import overall_f1, posteriors, tune_ensemble_weights
-    from punct.labels import label_id
+    from punct.text.labels import label_id
 
     tr, dev = tiny_data
     weights, f1, rows = tune_ensemble_weights(two_models, tr, step=0.25)
@@ -308,7 +308,7 @@ def test_bias_tuned_on_a_dev_set_is_kept_and_restore_applies_it(two_models, tiny
     from punct.bin import restore as restore_bin
     from punct.engine.decode import posteriors, tune_class_bias
     from punct.engine.infer import biased_labels, class_bias
-    from punct.labels import label_id
+    from punct.text.labels import label_id
 
     tr, dev = tiny_data
     m = two_models[0]

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import torch
 
-from punct.datadir import load_utterances
+from punct.data.datadir import load_utterances
 from punct.engine import checkpoint as ckpt
 from punct.engine.decode import predict_streams
 

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 import torch
 
-from punct.datadir import load_utterances, write_datadir
+from punct.data.datadir import load_utterances, write_datadir
 from punct.engine.batching import batch_inputs, load_slices, make_slices
 from punct.engine.decode import predict_streams
 from punct.engine.inputs import FeatureInputs, inputs_from_checkpoint
 from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
 from punct.prosody.features import write_features
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 
 class Cfg:

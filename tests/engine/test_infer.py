@@ -13,7 +13,7 @@ import torch
 
 from punct.engine.infer import (SEGMENT_WINDOWS, Batch, accept_count, default_workers, iter_decode, run_batch,
                                 run_streams, segments, sentence_end_label, weighted_mean)
-from punct.labels import LABELS, PERIOD, QUESTION, label_id
+from punct.text.labels import LABELS, PERIOD, QUESTION, label_id
 
 O, P = label_id("O"), label_id(PERIOD)
 
@@ -159,7 +159,7 @@ def test_a_model_trained_with_mark_weights_decodes_with_their_odds_taken_out(tbr
     """load_model gives a model trained with mark_weights {QUESTION: 4} the offset -log 4 on the
     question logit: its posteriors are the raw ones with the question's odds divided by 4."""
     from punct.engine import checkpoint as ckpt
-    from punct.labels import mark_offset
+    from punct.text.labels import mark_offset
     from punct.engine.vocab import Vocabulary
 
     assert mark_offset(None) is None and mark_offset({"QUESTION": 1.0}) is None

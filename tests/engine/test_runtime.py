@@ -13,7 +13,7 @@ import torch
 from punct.engine import runtime
 from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
@@ -89,7 +89,7 @@ def test_auto_prefers_onnx_and_falls_back_to_torch(model_file, cache, monkeypatc
 
 
 def test_a_family_that_does_not_export_runs_on_torch_in_auto(tmp_path, cache):
-    from tests.test_restore import make_pause_model
+    from tests.engine.test_restorer import make_pause_model
 
     make_pause_model(tmp_path / "pause.pt")
     assert runtime.load_for_restore(tmp_path / "pause.pt", "auto")[3] == "torch"

@@ -85,7 +85,7 @@ def test_halving_step_goes_back_to_the_best_weights(tmp_path):
     cfg = TrainConfig(lr_schedule="halving")
     model = torch.nn.Linear(2, 2)
     best = {k: torch.zeros_like(v) for k, v in model.state_dict().items()}
-    from punct.labels import LABELS
+    from punct.text.labels import LABELS
 
     ckpt.save(tmp_path / "best.pt", {"state_dict": best, "labels": list(LABELS)})
     prog = {"epoch": 4, "best_ppl": 1.30, "best_epoch": 4}
@@ -170,7 +170,7 @@ def test_precision_is_checked(tiny_cfg):
 
 def test_plateau_step_goes_back_to_the_best_weights_and_decays_the_rate(tmp_path):
     from punct.engine.optim import plateau_step
-    from punct.labels import LABELS
+    from punct.text.labels import LABELS
 
     cfg = TrainConfig(lr_schedule="plateau", lr_decay=0.25, lr=0.01)
     model = torch.nn.Linear(2, 2)
@@ -415,10 +415,10 @@ def test_valid_decode_whole_scores_the_validation_set_as_decoding_it_does(tiny_d
     (every word, a sentence longer than a slice too), the number decoding best.pt gives."""
     import logging
 
-    from punct.datadir import load_utterances, write_datadir
+    from punct.data.datadir import load_utterances, write_datadir
     from punct.engine.decode import decode
-    from punct.score import score_labels
-    from punct.words import Utterance, Word
+    from punct.scoring.score import score_labels
+    from punct.text.words import Utterance, Word
 
     tr, dev = tiny_data
     # dev and a 45-word sentence, longer than the 20-word slices (left out of the slices' F1)

@@ -6,11 +6,11 @@ import wave
 import numpy as np
 import pytest
 
-from punct.datadir import load_utterances, write_datadir
+from punct.data.datadir import load_utterances, write_datadir
 from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
-from punct.labels import LABELS
-from punct.words import Utterance, Word
+from punct.text.labels import LABELS
+from punct.text.words import Utterance, Word
 
 RATE = 16000
 WORDS = "so we grew revenue this quarter and margins held up well thanks".split()

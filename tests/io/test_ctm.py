@@ -6,8 +6,8 @@ import pytest
 from punct.errors import PunctError
 from punct.io import ctm, detect_format
 from punct.io.sentences import punctuated, split_token
-from punct.tables import Segment
-from punct.words import Utterance, Word
+from punct.data.tables import Segment
+from punct.text.words import Utterance, Word
 
 
 def write(tmp_path, text, name="a.ctm"):

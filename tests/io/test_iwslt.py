@@ -5,7 +5,7 @@ import pytest
 from punct.errors import PunctError
 from punct.io import detect_format, read_any, write_any
 from punct.io import iwslt
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 
 def test_read_labels_and_empty_words(tmp_path, caplog):

@@ -5,7 +5,7 @@ import pytest
 from punct.errors import PunctError
 from punct.io import detect_format, read_any, subtitles
 from punct.io.sentences import CueLimits, estimated_times, make_cues, punctuated, split_sentences, wrap_lines
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 
 def timed(spec, speaker=None, t0=0.0, gap=0.1, dur=0.3):

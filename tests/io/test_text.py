@@ -3,7 +3,7 @@ import pytest
 from punct.errors import PunctError
 from punct.io import detect_format, read_any, write_any
 from punct.io import text
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 
 def test_plain_text_lines_are_utterances(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 from punct.errors import PunctError
 from punct.io import detect_format, textgrid
 from punct.io.sentences import punctuated
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 LONG = '''File type = "ooTextFile"
 Object class = "TextGrid"

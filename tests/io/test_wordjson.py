@@ -5,7 +5,7 @@ import pytest
 
 from punct.errors import PunctError
 from punct.io import detect_format, read_any, wordjson
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 
 def dump(tmp_path, obj, name="a.json"):

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from punct.datadir import load_utterances, write_datadir
+from punct.data.datadir import load_utterances, write_datadir
 
 _spec = importlib.util.spec_from_file_location("engine_synthetic", Path(__file__).resolve().parents[1] / "engine" / "conftest.py")
 _engine = importlib.util.module_from_spec(_spec)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import torch
 
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 from punct.models import EOS_ID, build_model
 from punct.models.ngram import BOS_ID
 

@@ -112,7 +112,7 @@ def test_config_trains_saves_loads_and_decodes(conf, tiny_model_data, stage1_mod
         fresh = build_model(ck["model"], ck["model_args"], model.punct_inputs.input_size)
         assert any(not torch.equal(a, b) for a, b in zip(fresh.state_dict().values(), model.state_dict().values()))
     hyp = decode(tmp_path / "exp" / "best.pt", dev, window=9)
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
 
     ref = load_utterances(dev)
     assert [len(u.words) for u in hyp] == [len(u.words) for u in ref]

@@ -11,7 +11,7 @@ import torch
 
 from punct.config import load_config
 from punct.engine.config import TrainConfig
-from punct.labels import CASES, LABELS
+from punct.text.labels import CASES, LABELS
 
 RUN = ["batch_size=4", "slice_length=20", "valid_slices=4", "checkpoint_minutes=0", "threads=1"]
 TINY_TBRNN = ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8", "min_count=1",
@@ -131,7 +131,7 @@ def test_a_rerun_after_a_kill_completes_and_gives_the_same_file(stage1_models, t
 def teacher_set(d, case: bool):
     """A made-up teacher that disagrees with the references: QUESTION where they say PERIOD,
     and (``case``) CAP for the word w5, LOWER for every other word."""
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.engine.soft_labels import soft_columns
     from punct.prosody.features import write_features
 
@@ -159,7 +159,7 @@ def train_student(repo_root, data, exp, *extra):
 
 
 def test_a_student_moves_toward_its_teacher(repo_root, tiny_model_data, tmp_path):
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.engine.decode import posteriors
 
     train_dir = copy_dir(tiny_model_data[0], tmp_path / "train")

@@ -125,7 +125,7 @@ def test_mpnet_tagger_with_case_head_trains(tiny_mpnet):
 
     from punct.engine.inputs import PieceInputs
     from punct.engine.loss import loss_sum_of
-    from punct.labels import CASES, LABELS
+    from punct.text.labels import CASES, LABELS
     from punct.models import build_model
 
     torch.manual_seed(0)

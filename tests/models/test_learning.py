@@ -9,7 +9,7 @@ import torch
 
 from punct.engine.decode import predict_streams
 from punct.engine.inputs import INPUT_KINDS
-from punct.labels import LABELS, label_id
+from punct.text.labels import LABELS, label_id
 from punct.models import build_model, get_model_class, resolved_model_args
 
 WORDS = [f"w{i}" for i in range(30)]

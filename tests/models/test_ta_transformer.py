@@ -10,7 +10,7 @@ import torch
 from punct.config import load_config
 from punct.engine import checkpoint as ckpt
 from punct.engine.config import TrainConfig
-from punct.labels import CASES, LABELS
+from punct.text.labels import CASES, LABELS
 
 RUN = ["batch_size=4", "slice_length=20", "decode_window=20", "valid_batch_size=4", "checkpoint_minutes=0", "threads=1"]
 @pytest.fixture(params=["fine-tuned", "adapters"])
@@ -30,7 +30,7 @@ def train_second_stage(repo_root, tagger, data, exp, *extra):
 
 
 def test_second_stage_over_the_tagger_trains_and_decodes(tiny_mpnet, tagger, tiny_model_data, repo_root, tmp_path):
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.engine.decode import decode, posteriors
     from punct.engine.expdir import read_train_log
 
@@ -74,7 +74,7 @@ def test_second_stage_over_the_tagger_trains_and_decodes(tiny_mpnet, tagger, tin
 
 
 def test_restore_with_word_times(tiny_mpnet, tagger, tiny_model_data, repo_root, tmp_path):
-    from punct.datadir import load_utterances
+    from punct.data.datadir import load_utterances
     from punct.engine.restorer import Restorer
 
     exp = tmp_path / "exp"

@@ -11,7 +11,7 @@ import torch
 from punct.config import load_config
 from punct.engine import checkpoint as ckpt
 from punct.engine.config import TrainConfig
-from punct.labels import LABELS
+from punct.text.labels import LABELS
 
 #: tiny training runs (as tests/models/conftest.py's stage-one models)
 RUN1 = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "valid_slices=4", "checkpoint_minutes=0",
@@ -76,9 +76,9 @@ def test_missing_words_take_the_stage_one_decision(repo_root, tiny_model_data, s
 def test_without_any_word_times_it_punctuates_as_the_text_model(repo_root, tiny_model_data, stage1_models, tmp_path):
     """A data directory without word_times or pause.scp: features computed on the fly, every word
     flagged missing; decoding never fails and gives exactly the stage-one labels."""
-    from punct.datadir import load_utterances, write_datadir
+    from punct.data.datadir import load_utterances, write_datadir
     from punct.engine.decode import decode
-    from punct.words import Utterance, Word
+    from punct.text.words import Utterance, Word
 
     train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1_models["tbrnn"], tiny_model_data, tmp_path / "exp")
     plain = tmp_path / "plain"
@@ -202,7 +202,7 @@ def test_a_pause_model_exports_and_restores_a_timed_call(repo_root, tiny_model_d
     its pauses from the word times (the shipped default may be a TA-BRNN-p)."""
     from punct.bin.export import export
     from punct.engine.restorer import Restorer
-    from punct.words import Utterance, Word
+    from punct.text.words import Utterance, Word
 
     train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1_models["tbrnn"], tiny_model_data, tmp_path / "exp")
     export(tmp_path / "exp" / "best.pt", tmp_path / "shipped.pt", half=True)

@@ -3,10 +3,10 @@ import shutil
 import numpy as np
 import pytest
 
-from punct.datadir import write_datadir
+from punct.data.datadir import write_datadir
 from punct.errors import PunctError
 from punct.prosody.features import feature_names, load_word_features, read_features, write_features
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from punct.prosody.pause import PAUSE_CAP, PAUSE_FEATURES, pause_features
-from punct.words import Utterance, Word
+from punct.text.words import Utterance, Word
 
 
 def col(feats, name):

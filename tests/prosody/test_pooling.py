@@ -104,7 +104,7 @@ def test_silent_and_unvoiced_files_give_flagged_finite_features(tmp_path):
     noise = (0.2 * np.random.default_rng(0).standard_normal(rate)).astype(np.float32)  # loud, no voicing
     d = make_datadir(tmp_path, {"a_silent": np.zeros(rate, dtype=np.float32), "b_noise": noise},
                      {"a_silent": [(0.1, 0.4), (0.5, 0.9)], "b_noise": [(0.1, 0.5), (0.5, 0.5), (0.6, 2.0)]})
-    # a word the aligner could not place ("-", punct.datadir.UNTIMED)
+    # a word the aligner could not place ("-", punct.data.datadir.UNTIMED)
     wt = (d / "word_times").read_text().replace("0.500,0.500", "-")
     (d / "word_times").write_text(wt)
     cfg = ProsodyConfig()

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from punct.datadir import load_utterances, validate_datadir
+from punct.data.datadir import load_utterances, validate_datadir
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "recipes" / "earnings" / "prepare.py"
@@ -83,7 +83,7 @@ def test_partly_timed_calls_keep_times_and_speakers(corpus, tmp_path):
 def test_ted_sets_and_the_distillation_set(corpus, tmp_path):
     """With --ted-dir: ted (ASR spelling, clitics joined), ted_e22, and 'distill', every
     --distill-every-th talk and the Earnings-22 training calls, with the case spelling."""
-    from punct.datadir import Utterance, Word, write_datadir
+    from punct.data.datadir import Utterance, Word, write_datadir
 
     ted_in = tmp_path / "ted_in"
     write_datadir(ted_in, [Utterance(id=f"talk{i}", words=[Word(text="hello", label="COMMA"), Word(text="we", label="O"),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from punct.datadir import load_utterances, validate_datadir
+from punct.data.datadir import load_utterances, validate_datadir
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "recipes" / "iwslt2011" / "prepare.py"

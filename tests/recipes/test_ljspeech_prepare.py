@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from punct.datadir import load_utterances
+from punct.data.datadir import load_utterances
 
-from punct.tables import read_table
+from punct.data.tables import read_table
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "recipes" / "ljspeech" / "prepare.py"

@@ -1,0 +1,545 @@
+import io
+import random
+
+import pytest
+import torch
+
+from punct.engine.decode import predict_streams
+from punct.engine.vocab import Vocabulary
+from punct.errors import PunctError
+from punct.io.sentences import punctuated
+from punct.engine.restorer import Restorer, resolve_model, stream_words
+from punct.io.reader import read_input
+from punct.io.writer import output_format, render_text, write_output
+from punct.text.labels import LABELS, label_id
+from punct.restore import restore_file
+from punct.text.words import Utterance, Word
+
+WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "it", "'s",
+         "so", "what", "is", "next", "thank", "you"]
+
+
+def make_tiny_model(path, seed=0, window=16):
+    """A randomly initialised small T-BRNN saved like punct.engine.train saves best.pt."""
+    from punct.engine import checkpoint
+    from punct.models import build_model, resolved_model_args
+
+    torch.manual_seed(seed)
+    vocab = Vocabulary.build([WORDS], min_count=1)
+    args = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8})
+    model = build_model("tbrnn", args, len(vocab))
+    with torch.no_grad():  # punctuator2 starts output weights at zero: shake them so every label is predicted
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.7)
+    checkpoint.save(path, {"model": "tbrnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": model.state_dict(), "train_config": {"slice_length": window, "batch_size": 4}})
+    return model.eval(), vocab
+
+
+@pytest.fixture(autouse=True)
+def one_thread(one_torch_thread):
+    """Windows of a few words run on one torch thread (tests/conftest.py)."""
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "tiny.pt"
+    model, vocab = make_tiny_model(path)
+    return path, model, vocab
+
+
+class MarkAfter(torch.nn.Module):
+    """COMMA after word id `c`, PERIOD after id `p`, else O."""
+
+    def __init__(self, c, p):
+        super().__init__()
+        self.c, self.p = c, p
+
+    def forward(self, ids, mask, feats=None):
+        logits = torch.zeros(*ids.shape, len(LABELS))
+        logits[..., label_id("O")] = 1.0
+        logits[..., label_id("COMMA")] = (ids == self.c).float() * 2
+        logits[..., label_id("PERIOD")] = (ids == self.p).float() * 3
+        return logits
+
+
+def test_words_to_model_tokens_and_labels_of_last_token():
+    vocab = Vocabulary.build([["do", "n't", "stop", "it", "'s"]], min_count=1)
+    r = Restorer(MarkAfter(vocab.id("do"), vocab.id("n't")), vocab, window=8)
+    ws = [Word("don't", written="DON'T"), Word("stop"), Word("<unk>"), Word("it's"), Word("do")]
+    assert [r.model_tokens(w) for w in ws] == [["do", "n't"], ["stop"], ["<unk>"], ["it", "'s"], ["do"]]
+    (out,) = r.restore([Utterance("u", ws)], end_sentence=False)
+    assert [w.label for w in out.words] == ["PERIOD", "O", "O", "O", "COMMA"]
+    assert [punctuated(w) for w in out.words] == ["DON'T.", "stop", "<unk>", "it's", "do,"]
+    assert ws[0].label == "O"  # the input is not changed
+
+
+def test_curly_apostrophes_are_read_as_the_models_words():
+    """Typed text and some recognizers write don\u2019t: the model reads the don't of its
+    training text (it read the unknown don\u2019t's IWSLT split, do + n't, which it does not
+    know together), while the output keeps the input's spelling."""
+    vocab = Vocabulary.build([["don't", "stop", "it's", "o'brien"]], min_count=1)
+    r = Restorer(MarkAfter(vocab.id("it's"), vocab.id("don't")), vocab, window=8)
+    ws = [Word("don\u2019t"), Word("stop"), Word("it\u02bcs"), Word("o\u2018brien"), Word("it`s", written="IT`S")]
+    assert [r.model_tokens(w) for w in ws] == [["don't"], ["stop"], ["it's"], ["o'brien"], ["it's"]]
+    (out,) = r.restore([Utterance("u", ws)], end_sentence=False)
+    assert [punctuated(w) for w in out.words] == ["don\u2019t.", "stop", "it\u02bcs,", "o\u2018brien", "IT`S,"]
+
+
+def test_a_clitic_written_apart_joins_the_word_before_when_the_model_knows_the_pair():
+    """``I 'm`` is read as the model's one word ``i'm`` (a vocabulary of ASR spelling, without
+    ``'m``): the pair's mark goes to the clitic and none to the word before; a clitic the
+    model knows, or a pair it does not, stays apart."""
+    vocab = Vocabulary.build([["i'm", "here", "don't", "go", "'s"]], min_count=1)
+    r = Restorer(MarkAfter(vocab.id("i'm"), vocab.id("go")), vocab, window=8)
+    ws = [Word("I", written="I"), Word("'m"), Word("here"), Word("do"), Word("n't"), Word("go"), Word("it"), Word("'s"),
+          Word("we"), Word("'re")]
+    assert [[w.text for w in u] for u in r._units(ws)] == [["I", "'m"], ["here"], ["do", "n't"], ["go"], ["it"], ["'s"],
+                                                         ["we"], ["'re"]]
+    (out,) = r.restore([Utterance("u", ws)], end_sentence=False)
+    assert [w.label for w in out.words] == ["O", "COMMA", "O", "O", "O", "PERIOD", "O", "O", "O", "O"]
+    # the end of the input decides from the posteriors of the pair's last word
+    (out,) = r.restore([Utterance("u", ws[:2])])
+    assert [w.label for w in out.words] == ["O", "PERIOD"]
+
+
+def test_streams_keep_speakers_apart():
+    a1 = Utterance("a1", [Word("x")], recording="r", speaker="A")
+    a2 = Utterance("a2", [Word("y")], recording="r", speaker="A")
+    b1 = Utterance("b1", [Word("z")], recording="r", speaker="B")
+    lone = Utterance("t", [Word("p", speaker="S1"), Word("q", speaker="S1"), Word("s", speaker="S2")])
+    assert [[w.text for w in s] for s in stream_words([a1, a2, b1, lone])] == [["x", "y"], ["z"], ["p", "q", "s"]]
+    assert [[w.text for w in s] for s in stream_words([lone], speaker_breaks=True)] == [["p", "q"], ["s"]]
+    vocab = Vocabulary.build([["p", "q", "s"]], min_count=1)
+    r = Restorer(MarkAfter(-1, -1), vocab, window=8)  # predicts O everywhere
+    assert [w.label for w in r.restore([lone], end_sentence=False)[0].words] == ["O", "O", "O"]
+    # the end of the input ends a sentence; a speaker change inside it only with speaker_breaks
+    assert [w.label for w in r.restore([lone])[0].words] == ["O", "O", "PERIOD"]
+    assert [w.label for w in r.restore([lone], speaker_breaks=True)[0].words] == ["O", "PERIOD", "PERIOD"]
+
+
+def test_missing_default_model_is_a_clear_error(monkeypatch, tmp_path):
+    from punct.engine import restorer
+
+    monkeypatch.setattr(restorer, "DEFAULT_MODEL", tmp_path / "models" / "default.pt")
+    with pytest.raises(PunctError) as e:
+        resolve_model(None)
+    assert "--model" in str(e.value) and "models/default.pt" in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(PunctError, match="model file not found"):
+        resolve_model(tmp_path / "nope.pt")
+
+
+def test_output_format_by_name():
+    assert output_format(None, None) == "text"
+    assert output_format("a.TextGrid", None) == "textgrid"
+    assert output_format("a.srt", None) == "srt" and output_format("a.vtt", None) == "vtt"
+    assert output_format("out/", None) == "datadir"
+    assert output_format("a.xyz", "json") == "json"
+    with pytest.raises(PunctError, match="cannot tell the output format"):
+        output_format("a.xyz", None)
+
+
+def random_utts(seed, n_utts=3, speakers=False):
+    rng = random.Random(seed)
+    utts = []
+    for i in range(n_utts):
+        t, words = rng.randint(0, 50) / 10, []
+        for _ in range(rng.randint(1, 80)):
+            t = round(t + rng.choice([0.0, 0.01, 0.15, 0.6, 2.4]), 3)
+            d = round(rng.randint(30, 800) / 1000, 3)
+            core = rng.choice(["Welcome", "to", "NASA", "it's", "<unk>", "Q3", "e-mail", "naïve"])
+            words.append(Word(core.lower(), rng.choice(["O"] * 5 + ["COMMA", "PERIOD", "QUESTION"]), t, round(t + d, 3),
+                              written=core if core != core.lower() else None))
+            t = round(t + d, 3)
+        spk = f"S{i}" if speakers else None
+        utts.append(Utterance(f"rec{i}" if not speakers else f"rec-S{i}", words, recording=f"rec{i}" if not speakers else "rec",
+                              speaker=spk))
+    return utts
+
+
+@pytest.mark.parametrize("fmt,ext", [("ctm", ".ctm"), ("textgrid", ".TextGrid"), ("json", ".json"), ("datadir", "")])
+def test_round_trip_keeps_every_word_and_time(tmp_path, fmt, ext):
+    for seed in range(5):
+        utts = random_utts(seed, speakers=(fmt == "textgrid"))
+        path = tmp_path / f"s{seed}{ext or '_dir'}"
+        write_output(utts, path, fmt)
+        back = read_input(path)
+        assert len(back) == len(utts)
+        for a, b in zip(utts, back):
+            assert [w.text for w in b.words] == [w.text for w in a.words]
+            assert [w.label for w in b.words] == [w.label for w in a.words]
+            if fmt != "datadir":  # a data directory keeps the lower-case text only
+                assert [punctuated(w) for w in b.words] == [punctuated(w) for w in a.words]
+            assert [w.start for w in b.words] == pytest.approx([w.start for w in a.words], abs=1e-6)
+            assert [w.end for w in b.words] == pytest.approx([w.end for w in a.words], abs=1e-6)
+
+
+@pytest.mark.parametrize("fmt", ["srt", "vtt"])
+def test_round_trip_subtitles_keep_words_and_marks(tmp_path, fmt):
+    from punct.io.options import WriteOptions
+    from punct.io.subtitles import shown
+
+    utts = random_utts(9, n_utts=1)
+    write_output(utts, tmp_path / f"s.{fmt}", fmt)
+    (back,) = read_input(tmp_path / f"s.{fmt}")
+    (kept,) = shown(utts, fmt)  # <unk> left out, its mark on the word before
+    assert len(kept.words) < len(utts[0].words)
+    assert [punctuated(w) for w in back.words] == [punctuated(w) for w in kept.words]
+    if fmt == "vtt":  # shown as they are, WebVTT keeps every word
+        write_output(utts, tmp_path / f"s.{fmt}", fmt, options=WriteOptions(bracketed="escape"))
+        (back,) = read_input(tmp_path / f"s.{fmt}")
+        assert [punctuated(w) for w in back.words] == [punctuated(w) for w in utts[0].words]
+
+
+def test_plain_text_in_and_out(tmp_path):
+    p = tmp_path / "t.txt"
+    p.write_text("GOOD morning\nladies, and gentlemen\n\n")
+    (u,) = read_input(p)
+    assert [w.text for w in u.words] == ["good", "morning", "ladies", "and", "gentlemen"]
+    u.words[1].label = "PERIOD"
+    u.words[4].label = "QUESTION"
+    assert render_text([u, Utterance("v", [Word("ok", "PERIOD")])]) == "GOOD morning.\nladies, and gentlemen?\n\nok.\n"
+    (tmp_path / "e.txt").write_text("\n")
+    with pytest.raises(PunctError, match="empty input"):
+        read_input(tmp_path / "e.txt")
+
+
+CTM = "".join(f"call A {i * 0.4:.2f} 0.30 {w}{' 0.9' if i % 3 else ''}\n"
+              for i, w in enumerate(("GOOD MORNING AND WELCOME TO THE CALL WE GREW REVENUE SO WHAT IS NEXT THANK YOU "
+                                     "IT'S <unk> DON'T " * 6).split()))
+
+
+def test_end_to_end_ctm_to_every_format(tiny, tmp_path):
+    model_path, model, vocab = tiny
+    src = tmp_path / "call.ctm"
+    src.write_text(CTM)
+    (inp,) = read_input(src)
+    hyp = restore_file(src, tmp_path / "out.ctm", model=model_path, end_sentence=False)
+    labels = [w.label for w in hyp[0].words]
+    assert len(set(labels)) >= 2
+    # the same labels as decoding the whole stream of model tokens at once
+    r = Restorer(model, vocab, window=16)
+    toks = [r._encoded(w)[1] for w in inp.words]
+    whole = predict_streams(model, [[i for t in toks for i in t]], window=16)[0]
+    ends = [sum(len(t) for t in toks[: k + 1]) - 1 for k in range(len(toks))]
+    assert labels == [LABELS[whole[e]] for e in ends]
+    out_ctm = read_input(tmp_path / "out.ctm")[0]
+    assert [punctuated(w) for w in out_ctm.words] == [punctuated(w) for w in hyp[0].words]
+    assert out_ctm.words[0].written == "GOOD" and out_ctm.words[0].start == 0.0 and out_ctm.words[1].conf == 0.9
+    for ext in (".srt", ".vtt", ".TextGrid", ".json", ".txt"):
+        restore_file(src, tmp_path / f"out{ext}", model=model_path, end_sentence=False)
+        assert (tmp_path / f"out{ext}").stat().st_size > 0
+    for ext in (".TextGrid", ".json"):
+        back = read_input(tmp_path / f"out{ext}")[0]
+        assert [(punctuated(w), w.start, w.end) for w in back.words] == [(punctuated(w), w.start, w.end) for w in hyp[0].words]
+    from punct.io.subtitles import shown
+
+    for ext in (".srt", ".vtt"):  # subtitles leave out <unk> (and move its mark to the word before)
+        back = read_input(tmp_path / f"out{ext}")[0]
+        assert [punctuated(w) for w in back.words] == [punctuated(w) for w in shown(hyp, ext[1:])[0].words]
+    text = (tmp_path / "out.txt").read_text()
+    assert text.split() == [punctuated(w) for w in hyp[0].words]
+
+
+def test_datadir_with_segments_ctm(tiny, tmp_path):
+    model_path, _, _ = tiny
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "segments").write_text("s-1 call 10.0 12.0\ns-2 call 12.5 14.0\n")
+    (d / "utt2spk").write_text("s-1 s\ns-2 s\n")
+    (d / "ctm").write_text("s-1 1 0.10 0.20 good\ns-1 1 0.40 0.20 morning\ns-2 1 0.00 0.30 thank\ns-2 1 0.40 0.20 you\n")
+    hyp = restore_file(d, tmp_path / "o.ctm", model=model_path)
+    assert [u.id for u in hyp] == ["s-1", "s-2"]
+    lines = [line for line in (tmp_path / "o.ctm").read_text().splitlines() if not line.startswith(";;")]
+    assert [line.split()[:3] for line in lines] == [["call", "1", "10.10"], ["call", "1", "10.40"], ["call", "1", "12.50"],
+                                                     ["call", "1", "12.90"]]
+    # the same words as a CTM of the recording (absolute times, as asr_decode writes beside
+    # segments) give the same utterances, speakers and output
+    (d / "ctm").write_text("call 1 10.10 0.20 good\ncall 1 10.40 0.20 morning\ncall 1 12.50 0.30 thank\n"
+                           "call 1 12.90 0.20 you\n")
+    again = restore_file(d, tmp_path / "r.ctm", model=model_path)
+    assert [(u.id, u.speaker) for u in again] == [("s-1", "s"), ("s-2", "s")]
+    assert (tmp_path / "r.ctm").read_text() == (tmp_path / "o.ctm").read_text()
+    # and so does the CTM given on its own with the segments file (restore --segments)
+    assert [(u.id, u.texts) for u in read_input(d / "ctm", segments=d / "segments")] == \
+        [("s-1", ["good", "morning"]), ("s-2", ["thank", "you"])]
+
+
+def test_datadir_text_with_segments_is_read_in_recordings(tiny, tmp_path):
+    """A data directory without a ctm: with segments its utterances get their recordings and
+    time order (speaker-first ids sort otherwise), so a speaker's consecutive segments are one
+    decoding stream, as when it is read from its ctm."""
+    from punct.data.datadir import write_datadir
+    from punct.engine.restorer import stream_words
+
+    model_path, _, _ = tiny
+    d = tmp_path / "data"
+    write_datadir(d, [Utterance("a-call-1", [Word("good"), Word("morning")], speaker="a"),
+                      Utterance("a-call-3", [Word("thank"), Word("you")], speaker="a"),
+                      Utterance("a-call-4", [Word("bye")], speaker="a"),
+                      Utterance("b-call-2", [Word("hello")], speaker="b")])
+    assert [len(s) for s in stream_words(read_input(d))] == [2, 2, 1, 1]  # no recording: one stream each
+    segments = "a-call-1 call 0.0 2.0\nb-call-2 call 2.0 3.0\na-call-3 call 3.0 4.0\na-call-4 call 4.5 5.0\n"
+    (d / "segments").write_text(segments)
+    utts = read_input(d)
+    assert [u.id for u in utts] == ["a-call-1", "b-call-2", "a-call-3", "a-call-4"]
+    assert {u.recording for u in utts} == {"call"}
+    assert [[w.text for w in s] for s in stream_words(utts)] == [["good", "morning"], ["hello"], ["thank", "you", "bye"]]
+    assert len(restore_file(d, tmp_path / "out.txt", model=model_path)) == 4
+    (d / "segments").write_text(segments.replace("a-call-4 call 4.5 5.0\n", ""))
+    with pytest.raises(PunctError, match="utterance 'a-call-4' of text is not in segments"):
+        read_input(d)
+
+
+def make_pause_model(path, sets=("pause",), columns=("pause_after",)):
+    """Che et al.'s Pause model (no weights) saved as a checkpoint over the WORDS vocabulary."""
+    from punct.engine import checkpoint
+    from punct.engine.inputs import FeatureInputs
+    from punct.models import resolved_model_args
+
+    vocab = Vocabulary.build([WORDS], min_count=1)
+    inputs = FeatureInputs(vocab, list(sets), list(columns), normalize=False)
+    args = resolved_model_args("che_pause", {"feature_names": list(columns)})
+    checkpoint.save(path, {"model": "che_pause", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": {}, "inputs": inputs.state(),
+                           "train_config": {"slice_length": 8, "batch_size": 4}})
+
+
+def test_a_pause_model_restores_a_ctm_from_its_word_times(tmp_path):
+    """Pause features come from the CTM's times: a period after each word followed by a long
+    pause (the last token of a split word carries the word's pause), none elsewhere."""
+    make_pause_model(tmp_path / "pause.pt")
+    words = "GOOD MORNING AND WELCOME TO THE CALL DON'T WE GREW REVENUE SO".split()
+    gap_after = {1, 6, 7}  # MORNING, CALL, DON'T: then a 1 s pause
+    t, lines = 0.0, []
+    for i, w in enumerate(words):
+        lines.append(f"call A {t:.2f} 0.30 {w}\n")
+        t += 0.3 + (1.0 if i in gap_after else 0.02)
+    (tmp_path / "call.ctm").write_text("".join(lines))
+    hyp = restore_file(tmp_path / "call.ctm", tmp_path / "out.ctm", model=tmp_path / "pause.pt")
+    labels = [w.label for w in hyp[0].words]
+    assert [i for i, lab in enumerate(labels) if lab != "O"] == [1, 6, 7, 11]  # and the last word (recording end)
+    assert set(labels) == {"O", "PERIOD"}
+    r = Restorer.load(tmp_path / "pause.pt")
+    assert r.model_tokens(hyp[0].words[7]) == ["do", "n't"]
+
+
+def test_nonspeech_tokens_are_not_read_and_get_no_mark(tmp_path, tiny):
+    """[noise], <sil> ... stay in the output with their times and no mark; the model reads
+    the words around them as if they were not there (the same labels, and the pause runs
+    from word to word); <unk> is a word."""
+    from punct.text.words import is_nonspeech
+
+    assert [is_nonspeech(Word(t)) for t in ("[noise]", "<sil>", "<SPOKEN_NOISE>", "!SIL", "<unk>", "<UNK>", "[",
+                                            "word")] == [True, True, True, True, False, False, False, False]
+    make_pause_model(tmp_path / "pause.pt")
+    words = "GOOD MORNING AND WELCOME TO THE CALL DON'T WE GREW REVENUE SO".split()
+    gap_after = {1, 6, 7}
+    t, plain, noisy = 0.0, [], []
+    for i, w in enumerate(words):
+        plain.append(f"call A {t:.2f} 0.30 {w}\n")
+        noisy.append(plain[-1])
+        if i in gap_after:  # a non-speech token inside the long pause, marked as the input had it
+            noisy.append(f"call A {t + 0.6:.2f} 0.40 [NOISE].\n")
+        if i == 2:  # and one in the short gap after AND
+            noisy.append(f"call A {t + 0.3:.2f} 0.02 <sil>\n")
+        t += 0.3 + (1.0 if i in gap_after else 0.02)
+    (tmp_path / "plain.ctm").write_text("".join(plain))
+    (tmp_path / "noisy.ctm").write_text("".join(noisy))
+    for model in (tmp_path / "pause.pt", tiny[0]):
+        want = [w.label for w in restore_file(tmp_path / "plain.ctm", None, model=model, stdout=io.StringIO())[0].words]
+        if model.name == "pause.pt":  # the pause after MORNING, CALL, DON'T is still the second before the next word
+            assert [i for i, lab in enumerate(want) if lab != "O"] == [1, 6, 7, 11]
+        hyp = restore_file(tmp_path / "noisy.ctm", tmp_path / "out.ctm", model=model)[0].words
+        assert [w.label for w in hyp if not is_nonspeech(w)] == want
+        assert {(w.written or w.text, w.label) for w in hyp if is_nonspeech(w)} == {("[NOISE]", "O"), ("<sil>", "O")}
+        out = [line for line in (tmp_path / "out.ctm").read_text().splitlines() if not line.startswith(";;")]
+        assert len(out) == len(noisy) and "call A 0.92 0.40 [NOISE]" in out
+
+
+def test_pause_model_on_words_without_times_never_fails(tmp_path):
+    make_pause_model(tmp_path / "pause.pt")
+    (tmp_path / "t.txt").write_text("good morning and welcome to the call\n")
+    hyp = restore_file(tmp_path / "t.txt", tmp_path / "out.txt", model=tmp_path / "pause.pt")
+    # no evidence: the acoustic model puts no boundary, but the end of the input ends a sentence
+    assert [w.label for w in hyp[0].words][:6] == ["O"] * 6 and hyp[0].words[6].label in ("PERIOD", "QUESTION")
+
+
+def test_a_model_that_needs_audio_features_is_refused_without_audio(tmp_path):
+    make_pause_model(tmp_path / "ppe.pt", sets=("pause", "prosody"), columns=("pause_after",))
+    (tmp_path / "t.txt").write_text("good morning and welcome to the call\n")
+    with pytest.raises(PunctError, match="pitch and energy need the audio: give a data directory with wav.scp"):
+        restore_file(tmp_path / "t.txt", tmp_path / "out.txt", model=tmp_path / "ppe.pt")
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
+    """Two models restore a CTM together: each word takes the label of the weighted mean of the
+    posteriors of its last token under each model, each decoded as it would be alone."""
+    import numpy as np
+
+    from punct.engine.infer import run_streams
+    from punct.engine.restorer import EnsembleRestorer
+
+    path_a, model_a, vocab = tiny
+    path_b = tmp_path / "b.pt"
+    model_b, _ = make_tiny_model(path_b, seed=5)
+    src = tmp_path / "call.ctm"
+    src.write_text(CTM)
+    (inp,) = read_input(src)
+    hyp = restore_file(src, tmp_path / "out.ctm", model=[path_a, path_b], weights=[1, 3])
+    r = Restorer(model_a, vocab, window=16)
+    toks = [r._encoded(w)[1] for w in inp.words]
+    ends = [sum(len(t) for t in toks[: k + 1]) - 1 for k in range(len(toks))]
+    stream = [i for t in toks for i in t]
+    post = [run_streams(m, [stream], window=16, probs=True)[1][0] for m in (model_a, model_b)]
+    mean = 0.25 * post[0] + 0.75 * post[1]
+    labels = [w.label for w in hyp[0].words]
+    assert labels == [LABELS[int(mean[e].argmax())] for e in ends]
+    singles = [[LABELS[int(p[e].argmax())] for e in ends] for p in post]
+    assert singles[0] != singles[1] and labels not in singles[:1]
+    # the same model twice restores as it does alone
+    alone = [w.label for w in Restorer.load(path_a).restore([inp])[0].words]
+    twice = [w.label for w in EnsembleRestorer.load([path_a, path_a]).restore([inp])[0].words]
+    assert twice == alone
+    assert np.isclose(mean.sum(-1), 1.0).all()
+
+
+def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
+    from punct.bin import restore as restore_bin
+
+    path_a, _, _ = tiny
+    src = tmp_path / "call.ctm"
+    src.write_text(CTM)
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
+                           "--weights", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and err == ["error: --weights: 1 weights for 2 models (one per model)"]
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
+                           str(tmp_path / "none.pt")])
+    assert rc == 1 and capsys.readouterr().err.strip() == f"error: {tmp_path / 'none.pt'}: model file not found"
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
+                           "--weights", "1", "0"])
+    assert rc == 1 and "ensemble weights must be positive numbers" in capsys.readouterr().err
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
+                           "--window", "8"])
+    assert rc == 1 and "--window applies to one model" in capsys.readouterr().err
+    assert not (tmp_path / "o.ctm").exists()
+    assert restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
+                             str(path_a)]) == 0
+    assert sum(not line.startswith(";;") for line in (tmp_path / "o.ctm").read_text().splitlines()) == CTM.count("\n")
+
+
+def test_one_file_per_recording(tiny, tmp_path):
+    """A TextGrid or a subtitle file times one recording: input of several goes to a
+    directory, one file each; to one file (or stdout) it is a one-line error. Any other
+    format but a data directory goes to a directory the same way when -o names one."""
+    model_path, _, _ = tiny
+    (tmp_path / "all.ctm").write_text("call1 A 0.10 0.20 good\ncall1 A 0.40 0.20 morning\n"
+                                      "call2 A 0.10 0.30 thank\ncall2 A 0.50 0.20 you\n")
+    for out, fmt in ((tmp_path / "x.TextGrid", None), (None, "srt")):
+        with pytest.raises(PunctError, match=r"the input holds 2 recordings \(call1, call2\), and one "
+                                             r"(TextGrid|SRT file) times one recording: give -o DIR/") as e:
+            restore_file(tmp_path / "all.ctm", out, model=model_path, output_format_name=fmt)
+        assert e.value.path == str(out or tmp_path / "all.ctm")
+    assert not (tmp_path / "x.TextGrid").exists()
+    hyp = restore_file(tmp_path / "all.ctm", f"{tmp_path / 'tg'}/", model=model_path, output_format_name="textgrid")
+    assert sorted(p.name for p in (tmp_path / "tg").iterdir()) == [".punct-output", "call1.TextGrid", "call2.TextGrid"]
+    for rec in ("call1", "call2"):
+        (back,) = read_input(tmp_path / "tg" / f"{rec}.TextGrid")
+        want = [u for u in hyp if u.recording == rec][0]
+        assert [(punctuated(w), w.start) for w in back.words] == [(punctuated(w), w.start) for w in want.words]
+    # an existing directory takes one recording's file too
+    restore_file(tmp_path / "all.ctm", tmp_path / "tg", model=model_path, output_format_name="vtt")
+    assert sorted(p.name for p in (tmp_path / "tg").iterdir())[-2:] == ["call2.TextGrid", "call2.vtt"]
+    # formats that hold many recordings are one file as before
+    restore_file(tmp_path / "all.ctm", tmp_path / "all.out.ctm", model=model_path)
+    assert {line.split()[0] for line in (tmp_path / "all.out.ctm").read_text().splitlines()
+            if not line.startswith(";;")} == {"call1", "call2"}
+    # or, to a directory, one file per recording too (a folder of CTMs in, a folder of CTMs out)
+    for fmt, ext in (("ctm", ".ctm"), ("json", ".json"), ("text", ".txt")):
+        restore_file(tmp_path / "all.ctm", f"{tmp_path / fmt}/", model=model_path, output_format_name=fmt)
+        assert sorted(p.name for p in (tmp_path / fmt).iterdir()) == [".punct-output", f"call1{ext}", f"call2{ext}"]
+    assert (tmp_path / "ctm" / "call2.ctm").read_text().splitlines()[1:] == [
+        line for line in (tmp_path / "all.out.ctm").read_text().splitlines()
+        if line.startswith(("call2 ", ";; punct-mark call2 "))]
+
+
+def test_capitalize_option_of_the_command(tiny, tmp_path, capsys):
+    from punct.bin.restore import main
+
+    model_path, _, _ = tiny
+    src = tmp_path / "in.txt"
+    src.write_text("good morning and welcome to the call i grew revenue\n")
+    assert main([str(src), "-o", str(tmp_path / "plain.txt"), "--model", str(model_path)]) == 0
+    assert main([str(src), "-o", str(tmp_path / "cap.txt"), "--model", str(model_path), "--capitalize"]) == 0
+    plain = (tmp_path / "plain.txt").read_text().split()
+    cap = (tmp_path / "cap.txt").read_text().split()
+    assert [c.lower() for c in cap] == plain  # the same words and marks
+    assert cap[0].rstrip(",.?") == "Good" and cap[plain.index(next(p for p in plain if p.rstrip(",.?") == "i"))].startswith("I")
+    ends = [k + 1 for k, p in enumerate(plain[:-1]) if p.endswith((".", "?"))]
+    assert all(cap[k][0].isupper() for k in ends)
+    assert not any(c[0].isupper() for k, c in enumerate(cap) if k and k not in ends and c.rstrip(",.?") != "I")
+
+
+class EndModel(torch.nn.Module):
+    """O after every word, QUESTION before PERIOD after word id `q`, PERIOD before QUESTION elsewhere."""
+
+    def __init__(self, q):
+        super().__init__()
+        self.q = q
+
+    def forward(self, ids, mask, feats=None):
+        logits = torch.zeros(*ids.shape, len(LABELS))
+        logits[..., label_id("O")] = 5.0
+        logits[..., label_id("QUESTION")] = (ids == self.q).float() * 2 - 1
+        return logits
+
+
+@pytest.mark.parametrize("fmt, ext", [("text", ".txt"), ("ctm", ".ctm"), ("json", ".json"), ("textgrid", ".TextGrid")])
+def test_the_end_of_every_input_ends_a_sentence(tmp_path, fmt, ext):
+    """The last word of a text, a JSON transcript, each CTM recording and each TextGrid speaker takes
+    PERIOD or QUESTION (as the posteriors there favour), the other words keep the model's O."""
+    vocab = Vocabulary.build([["so", "what", "is", "next", "thank", "you"]], min_count=1)
+    r = Restorer(EndModel(vocab.id("next")), vocab, window=4)
+
+    def utt(uid, text, rec, spk=None, t0=0.0):
+        return Utterance(uid, [Word(x, start=t0 + k, end=t0 + k + 0.5) for k, x in enumerate(text.split())],
+                         recording=rec, speaker=spk)
+
+    if fmt == "ctm":  # two recordings
+        utts = [utt("a", "so what is next", "a"), utt("b", "thank you so what", "b")]
+    elif fmt == "textgrid":  # two speakers' tiers of one recording
+        utts = [utt("r-A", "so what is next", "r", "A"), utt("r-B", "thank you so what", "r", "B", 0.2)]
+    else:
+        utts = [utt("r", "thank you so what is next", "r")]
+    src = tmp_path / f"in{ext}"
+    write_output(utts, src, fmt)
+    inp = read_input(src)
+    out = r.restore(inp)
+    got = {tuple(w.text for w in u.words): [w.label for w in u.words] for u in out}
+    want = {tuple(u.texts): ["O"] * (len(u) - 1) + ["QUESTION" if u.words[-1].text == "next" else "PERIOD"]
+            for u in utts}
+    assert got == want
+    assert all(lab == "O" for u in r.restore(inp, end_sentence=False) for lab in u.labels)
+
+
+def test_the_end_of_input_in_an_ensemble_and_the_command(tiny, tmp_path, monkeypatch, capsys):
+    from punct.bin.restore import main
+    from punct.engine.restorer import EnsembleRestorer
+
+    model_path, model, vocab = tiny
+    inp = [Utterance("u", [Word(x) for x in "we grew revenue so what is next thank you".split()])]
+    for r in (EnsembleRestorer([Restorer(model, vocab, window=16)] * 2), Restorer(model, vocab, window=16)):
+        assert r.restore(inp)[0].words[-1].label in ("PERIOD", "QUESTION")
+    eb = EnsembleRestorer([Restorer(EndModel(vocab.id("what")), vocab, window=4)], bias=[0, 0, 0])
+    assert eb.restore(inp)[0].words[-1].label == "PERIOD"
+    eq = EnsembleRestorer([Restorer(EndModel(vocab.id("what")), vocab, window=4)], bias=[0, 0, 2.5])
+    assert eq.restore(inp)[0].words[-1].label == "QUESTION"  # the bias moves the choice between the two
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"what is next\n")))
+    assert main(["-", "--model", str(model_path)]) == 0
+    assert capsys.readouterr().out.rstrip()[-1] in ".?"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"what is next\n")))
+    assert main(["-", "--model", str(model_path), "--no-end-sentence"]) == 0
+    out = capsys.readouterr().out
+    assert out.split()[:3] == [x.rstrip(",.?") for x in out.split()][:2] + [out.split()[2]]
