@@ -41,12 +41,14 @@ Options (Kaldi style, '--name value'):
   --nj N             parallel jobs for stages that split their data (default: $nj)
   --force BOOL       redo finished outputs instead of skipping them (default: $force)
   --exp-tag TAG      suffix of experiment directories, exp/<corpus>/<model>_<tag>
-  --models 'A B'     only these experiments of the corpus: lexical ones in stages 6, 8
-                     and 9, acoustic ones in stage 7 (a joint system goes with its
-                     acoustic model; 'ppe' names the LJ Speech prosody models)
+  --models 'A B'     only these experiments of the corpus: lexical ones trained in stage 6,
+                     acoustic ones in stage 7, both decoded in 8 and scored in 9 (a joint
+                     system goes with its acoustic model; 'ppe' names the LJ Speech
+                     prosody models)
                      (default: all of them; names as in recipes/<corpus>/experiments.yaml)
-  --decode-sets 'A B' the prepared sets that stages 8 and 9 decode and score (default: the
-                     corpus's test sets; e.g. its validation set, decoded whole: 'dev2012')
+  --decode-sets 'A B' the prepared sets that stages 8 and 9 decode and score with the lexical
+                     models (default: the corpus's test sets; e.g. its validation set,
+                     decoded whole: 'dev2012'); an acoustic model has its own test sets
   --train-overrides 'K=V ...'  config overrides for every model trained in stages 6
                      and 7, after the recipe's own (e.g. 'threads=1 max_epochs=3')
   --time-budget T    wall time each training of stages 6 and 7 may take (seconds, or 2h30m):
@@ -66,9 +68,11 @@ Stages:
   4  prosodic features           word times (+ audio) -> per-word pause/pitch/energy (ark/scp)
   5  punctuation transfer        reference marks -> hypothesis words (edit distance)
   6  train lexical models        data/<corpus>/<train> -> exp/<corpus>/<model>/best.pt
-  7  train acoustic/joint models (corpora with pause or prosody data)
+  7  train acoustic/joint models (corpora with pause or prosody data); tune the joint decisions
   8  decode                      every test set with every model -> exp/.../decode_<set>/
   9  score                       decode_<set>/scoring/{report.txt,report.json,confusion.txt,errors.txt}
+Each stage from 2 to 9 runs steps of local/steps/ (train.sh, decode.sh, score.sh, ...): each
+is a script of its own, with its inputs as arguments and its usage on --help.
   10 results                     exp/ -> RESULTS.md, and the score table on the terminal
   11 showcase                    the shipped default on real ASR output beside the engines (corpora
                                  with a showcase: quick)"
@@ -82,9 +86,6 @@ last_stage=11
 [ "$stage" -le "$last_stage" ] || die "--stage $stage: the stages are 1-$last_stage (see ./run.sh --help)"
 [ "$stage" -le "$stop_stage" ] || die "--stage $stage is after --stop-stage $stop_stage: no stage to run"
 [[ "$train_nproc" =~ ^[1-9][0-9]{0,3}$ ]] || die "--train-nproc must be an integer from 1 to 9999, got '$train_nproc'"
-# the training command of stages 6 and 7: one process, or data-parallel ranks
-trainer=(python -m punct.bin.train)
-[ "$train_nproc" -eq 1 ] || trainer=(python -m torch.distributed.run --standalone --nproc_per_node "$train_nproc" -m punct.bin.train)
 [ -f "recipes/$corpus/experiments.yaml" ] || die "unknown corpus '$corpus' (no recipes/$corpus/experiments.yaml)"
 [ -d "$corpus_dir" ] || die "corpus directory '$corpus_dir' not found (--corpus-dir)"
 if [ -n "$decode_sets" ]; then
@@ -108,16 +109,15 @@ hyp_sets=""
 local/setup_env.sh
 . ./path.sh
 . ./cmd.sh
-. local/stages.sh
-. local/acoustic.sh
+. local/records.sh
 # experiments ARGS...: punct.bin.experiments on this corpus, as --models selects
 experiments() {
   python -m punct.bin.experiments "$@" --corpus "$corpus" --recipes recipes --models "$models" --data-root "$data_root" \
     --exp-root "$exp_root" --exp-tag "$exp_tag" -q
 }
-# the corpus's sets: train_sets, valid_set, test_sets, reference_set (checks --models too)
-sets=$(experiments sets) || exit 1
-eval "$sets"
+# the corpus's sets: train_sets, valid_set, test_sets, reference_set, names (checks --models too)
+read_records experiments sets
+read_record "$record_header" "${record_lines[0]}"
 # the sets stages 8 and 9 decode and score: the corpus's test sets unless --decode-sets names others
 score_sets=${decode_sets:-$test_sets}
 mkdir -p "$data" "$exp"
@@ -135,14 +135,24 @@ stage_cmd() {
 }
 # run_stage N: true when stage N is inside [stage, stop_stage]
 run_stage() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
-# specs_of N: the experiments of stage N, one line of shell assignments each (name, kind, dir,
-# config, train, valid, needs, args, inputs, tests: punct.bin.experiments), into the array specs
-specs_of() {
-  local out
-  out=$(experiments list --stage "$1") || exit 1
-  specs=()
-  [ -z "$out" ] || mapfile -t specs <<< "$out"
+# specs_of N: the experiments of stage N (name, kind, dir, config, train, valid, needs, args,
+# inputs, tests, lexical, acoustic, systems, hook: punct.bin.experiments), one record each,
+# into record_header and record_lines; read_record sets the fields of one
+specs_of() { read_records experiments list --stage "$1"; }
+# train_step STAGE RUNCMD: train the experiment of the record just read (local/steps/train.sh)
+train_step() {
+  # shellcheck disable=SC2086  # the user's overrides are words
+  local/steps/train.sh --cmd "$train_cmd" --force "$force" --nproc "$train_nproc" --time-budget "$time_budget" \
+    --needs "${needs[*]}" --run-cmd "$2" "$config" "$train" "$valid" "$dir" ${args[@]+"${args[@]}"} $train_overrides \
+    || exit 1
 }
+# hook_step STAGE: run the corpus hook of the record just read: HOOK STAGE DATA EXP FORCE RUNCMD NEEDS...
+hook_step() {
+  "$hook" "$1" "$data" "$exp" "$force" "$(stage_cmd "$name" "$1" "$1")" ${needs[@]+"${needs[@]}"}
+}
+# sets_of: the sets the record just read is decoded and scored on: a stage 7 model's own test
+# sets, else the corpus's (--decode-sets)
+sets_of() { if [ ${#tests[@]} -gt 0 ]; then echo "${tests[*]}"; else echo "$score_sets"; fi; }
 # the set a decode of SET is scored against: the corpus's reference set, or SET itself
 ref_of() { echo "$data/${reference_set:-$1}"; }
 
@@ -185,66 +195,64 @@ fi
 
 if run_stage 6; then
   specs_of 6
-  for spec in ${specs[@]+"${specs[@]}"}; do
-    eval "$spec"
-    if [ "$kind" = hook ]; then  # a corpus step between trainings (e.g. a teacher's posteriors)
-      "$hook" "$data" "$exp" "$force" "$(stage_cmd "$name" 6 6)" "${needs[@]}"
-      continue
-    fi
-    if [ "$kind" = ensemble ]; then
-      # nothing to train: record the members (punct.bin.results sums their training time)
-      require 6 "$name" "${needs[@]}"
-      mkdir -p "$dir"
-      stage_cmd "$name" 6 9 > "$dir/run.cmd"
-      printf '%s\n' "${needs[@]}" > "$dir/members.tmp" && mv "$dir/members.tmp" "$dir/members"
-      for m in "${args[@]}"; do
-        [ -f "$exp/$m/.done" ] || log "stage 6: WARNING: ensemble $name: member $m has not finished training"
-      done
-      log "stage 6: $name is an ensemble of ${args[*]}: nothing to train"
-      continue
-    fi
-    train_model 6 "$name" "$config" "$train" "$valid" "$dir" "$(stage_cmd "$name" 6 9)" "${needs[@]}" -- "${args[@]}"
+  for rec in ${record_lines[@]+"${record_lines[@]}"}; do
+    read_record "$record_header" "$rec"
+    case $kind in
+      hook)  # a corpus step between trainings (e.g. a teacher's posteriors)
+        hook_step 6 ;;
+      ensemble)  # nothing to train: record the members (punct.bin.results sums their training time)
+        for f in "${needs[@]}"; do
+          [ -f "$f" ] || die "stage 6: $name needs $f: not found (train $(basename "$(dirname "$f")") first)"
+        done
+        mkdir -p "$dir"
+        stage_cmd "$name" 6 9 > "$dir/run.cmd"
+        printf '%s\n' "${needs[@]}" > "$dir/members.tmp" && mv "$dir/members.tmp" "$dir/members"
+        for m in "${args[@]}"; do
+          [ -f "$exp/$m/.done" ] || log "stage 6: WARNING: ensemble $name: member $m has not finished training"
+        done
+        log "stage 6: $name is an ensemble of ${args[*]}: nothing to train" ;;
+      *) train_step 6 "$(stage_cmd "$name" 6 9)" ;;
+    esac
   done
 fi
 
 if run_stage 7; then
-  # the models that read pause or prosody features: trained, decoded on their own test sets and
-  # scored as stages 6, 8 and 9 do; the joint decisions; the corpus's stage 7 hooks
+  # the models that read pause or prosody features, trained as stage 6's are; the joint
+  # decisions tuned; the corpus's stage 7 hooks. Stages 8 and 9 decode and score them.
   specs_of 7
-  [ ${#specs[@]} -gt 0 ] || log "stage 7: acoustic/joint models: corpus $corpus has none; nothing to do"
-  for spec in ${specs[@]+"${specs[@]}"}; do
-    eval "$spec"
+  [ ${#record_lines[@]} -gt 0 ] || log "stage 7: acoustic/joint models: corpus $corpus has none; nothing to do"
+  for rec in ${record_lines[@]+"${record_lines[@]}"}; do
+    read_record "$record_header" "$rec"
     case $kind in
-      train)
-        train_model 7 "$name" "$config" "$train" "$valid" "$dir" "$(stage_cmd "$name" 7 7)" "${needs[@]}" -- "${args[@]}"
-        for set in "${tests[@]}"; do
-          decode_model 7 "$name" "$dir" "$data/$set" "$dir/best.pt" -- --model "$dir/best.pt"
-          score_model 7 "$name" "$dir" "$set" "$(ref_of "$set")"
-        done ;;
+      train) train_step 7 "$(stage_cmd "$name" 7 9)" ;;
       joint)
-        require 7 "$name" "${needs[@]}"
-        joint_tune "${needs[0]}" "${needs[1]}" "$valid" "$train" "$dir" "$force"
-        for set in "${tests[@]}"; do
-          for st in 1 2; do
-            joint_decode "$st" "${needs[0]}" "${needs[1]}" "$dir/joint.yaml" "${systems[st - 1]}" "$data/$set" \
-              "$(stage_cmd "$acoustic" 7 7)" "$force"
-            score_model 7 "$(basename "${systems[st - 1]}")" "${systems[st - 1]}" "$set" "$(ref_of "$set")"
-          done
-        done ;;
-      hook)
-        "$hook" "$data" "$exp" "$force" "$(stage_cmd "$name" 7 7)" "${needs[@]}" ;;
+        local/steps/joint_tune.sh --cmd "$decode_cmd" --force "$force" "${needs[0]}" "${needs[1]}" "$valid" "$train" \
+          "$dir" || exit 1 ;;
+      hook) hook_step 7 ;;
     esac
   done
 fi
 
 if run_stage 8; then
   specs_of 8
-  for spec in ${specs[@]+"${specs[@]}"}; do
-    eval "$spec"
-    require 8 "$name" "${needs[@]}"
-    for set in $score_sets; do
+  for rec in ${record_lines[@]+"${record_lines[@]}"}; do
+    read_record "$record_header" "$rec"
+    case $kind in
+      hook) hook_step 8; continue ;;
+    esac
+    for set in $(sets_of); do
       [ -f "$data/$set/text" ] || die "stage 8: $data/$set/text not found: $set is not a prepared set of $corpus (run stage 1; its sets: ${train_sets} ${valid_set} ${test_sets})"
-      decode_model 8 "$name" "$dir" "$data/$set" "${needs[@]}" ${inputs[@]+"${inputs[@]}"} -- "${args[@]}"
+      if [ "$kind" = joint ]; then
+        for st in 1 2; do
+          mkdir -p "${systems[st - 1]}"
+          stage_cmd "$acoustic" 7 9 > "${systems[st - 1]}/run.cmd"
+          local/steps/joint_decode.sh --cmd "$decode_cmd" --force "$force" --stage "$st" "${needs[0]}" "${needs[1]}" \
+            "$dir/joint.yaml" "$data/$set" "${systems[st - 1]}/decode_$set" || exit 1
+        done
+      else
+        local/steps/decode.sh --cmd "$decode_cmd" --force "$force" --inputs "${needs[*]} ${inputs[*]}" "$data/$set" \
+          "$dir/decode_$set" "${args[@]}" || exit 1
+      fi
     done
   done
 fi
@@ -253,11 +261,18 @@ if run_stage 9; then
   # Systems the corpus scores besides punct's own models (e.g. commercial engines' own marks)
   if declare -F corpus_score_others >/dev/null; then corpus_score_others "$data" "$exp" "$force"; fi
   specs_of 9
-  for spec in ${specs[@]+"${specs[@]}"}; do
-    eval "$spec"
-    for set in $score_sets; do
-      [ -f "$dir/decode_$set/.done" ] || die "stage 9: $dir/decode_$set/.done not found: $name has not been decoded on $set (run stage 8)"
-      score_model 9 "$name" "$dir" "$set" "$(ref_of "$set")"
+  for rec in ${record_lines[@]+"${record_lines[@]}"}; do
+    read_record "$record_header" "$rec"
+    case $kind in
+      hook) hook_step 9; continue ;;
+      joint) decoded=("${systems[@]}") ;;
+      *) decoded=("$dir") ;;
+    esac
+    for set in $(sets_of); do
+      for d in "${decoded[@]}"; do
+        [ -f "$d/decode_$set/.done" ] || die "stage 9: $d/decode_$set/.done not found: ${d##*/} has not been decoded on $set (run stage 8)"
+        local/steps/score.sh "$(ref_of "$set")" "$d/decode_$set" || exit 1
+      done
     done
   done
 fi

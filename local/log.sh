@@ -48,3 +48,18 @@ not_busy() {
   _log_from 1 "ERROR: $lock: $what is already running here ($(head -c 200 "$lock" | head -n 1)); wait for it to end, or stop it (kill -TERM its pid) and rerun"
   exit 1
 }
+# usage_error: a step called with the wrong number of arguments says so, prints its
+# $help_message and fails
+usage_error() {
+  echo "$0: wrong number of arguments (see the usage below)" >&2
+  printf '%s\n' "${help_message:-usage: see $0}" >&2
+  exit 1
+}
+# need_files STEP FILE...: fail naming the first FILE (an input of STEP) that does not exist
+need_files() {
+  local step=$1 f
+  shift
+  for f in "$@"; do
+    [ -e "$f" ] || { _log_from 1 "ERROR: $step: $f not found"; exit 1; }
+  done
+}

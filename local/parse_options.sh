@@ -2,6 +2,9 @@
 #   --stage 3 sets $stage, --corpus-dir X sets $corpus_dir (dashes become underscores).
 # An option with no variable of that name already defined is an error; --help prints
 # $help_message and exits 0; --config FILE sources a file of variable assignments.
+# Options end at the first word that is not one, or at "--". A script that takes
+# arguments (a step) sets positional=true first: the arguments stay in "$@" for it to
+# check; otherwise any argument left is an error.
 # shellcheck shell=bash
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -12,6 +15,8 @@ while [ $# -gt 0 ]; do
       [ -f "$2" ] || { echo "$0: config file $2 not found" >&2; exit 1; }
       # shellcheck disable=SC1090
       . "$2"; shift 2 ;;
+    --)
+      shift; break ;;
     --*=*)
       echo "$0: write options as '--name value', not '$1'" >&2; exit 1 ;;
     --*)
@@ -29,7 +34,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-if [ $# -gt 0 ]; then
+if [ $# -gt 0 ] && [ "${positional:-false}" != true ]; then
   echo "$0: unexpected argument '$1' (see $0 --help)" >&2; exit 1
 fi
 unset _name _old

@@ -4,20 +4,24 @@ Usage: python -m punct.bin.experiments sets --corpus C
        python -m punct.bin.experiments list --corpus C --stage N [--models 'A B'] [--data-root data]
                                           [--exp-root exp] [--exp-tag T]
 
-``sets`` prints one line of shell assignments: train_sets, valid_set, test_sets,
-reference_set (empty: each set is scored against itself) and names (every experiment).
-``list`` prints one line of shell assignments per experiment of stage N (6, 7, 8 or 9) that
---models selects, with every path resolved: name, kind (train, ensemble, joint, hook), dir,
-config, train, valid, needs (the files that must exist first: a warm start's or a member's
-best.pt), args (the trainer's overrides in stages 6 and 7, the decoder's model options in
-stage 8), inputs (more files a decode is redone after), tests (stage 7: the sets it decodes)
-and, for joint decisions and hooks, lexical, acoustic, systems and hook. run.sh evaluates each
-line; the values are shell-quoted.
+Both print records that local/records.sh reads without eval: a first line of field names,
+then one line per record, its fields separated by the byte 0x1e and the items of a list field
+(a name ending in "[]") by 0x1f.
+
+``sets`` prints one record: train_sets, valid_set, test_sets, reference_set (empty: each set
+is scored against itself) and names (every experiment). ``list`` prints one record per
+experiment that stage N runs and --models selects, with every path resolved: name, kind
+(train, ensemble, joint, hook), dir, config, train, valid, needs (the files that must exist
+first: a warm start's or a member's best.pt), args (the trainer's overrides in stages 6 and 7,
+the decoder's model options in stages 8 and 9), inputs (more files a decode is redone after),
+tests (a stage 7 model's own test sets; empty: the sets run.sh decodes), and, for joint
+decisions and hooks, lexical, acoustic, systems and hook. Stages 6 and 7 list their own
+entries; stages 8 and 9 list what is decoded and scored: the models of both, the joint
+decisions, and the hooks of stage 7 (a hook of stage 6 is run, not decoded).
 """
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
 
@@ -38,19 +42,30 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _assign(**values: str | list[str]) -> str:
-    """``k=v`` and ``k=(a b)`` assignments for bash's eval, every value quoted."""
-    out = []
-    for k, v in values.items():
-        if isinstance(v, list):
-            out.append(f"{k}=(" + " ".join(shlex.quote(x) for x in v) + ")")
-        else:
-            out.append(f"{k}={shlex.quote(v)}")
-    return " ".join(out)
+FIELD_SEP, ITEM_SEP = "\x1e", "\x1f"
+SETS_FIELDS = ("train_sets", "valid_set", "test_sets", "reference_set", "names[]")
+SPEC_FIELDS = ("name", "kind", "dir", "config", "train", "valid", "needs[]", "args[]", "inputs[]", "tests[]",
+               "lexical", "acoustic", "systems[]", "hook")
 
 
-def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root: str, exp_tag: str = "") -> list[str]:
-    """The lines ``list`` prints (see the module's help)."""
+def records(fields: tuple[str, ...], rows: list[dict]) -> list[str]:
+    """The header and one line per row (see the module's help); a value never holds a separator."""
+    lines = [FIELD_SEP.join(fields)]
+    for row in rows:
+        values = []
+        for f in fields:
+            v = row[f.removesuffix("[]")]
+            items = v if isinstance(v, list) else [v]
+            for x in items:
+                if FIELD_SEP in x or ITEM_SEP in x or "\n" in x:
+                    raise ValueError(f"{f}: {x!r} holds a separator")
+            values.append(ITEM_SEP.join(items) if isinstance(v, list) else v)
+        lines.append(FIELD_SEP.join(values))
+    return lines
+
+
+def stage_specs(recipe, stage: int, models: list[str], data_root: str, exp_root: str, exp_tag: str = "") -> list[dict]:
+    """The records ``list`` prints, as dicts (see the module's help)."""
     data, exp = f"{data_root}/{recipe.corpus}", f"{exp_root}/{recipe.corpus}"
     tag = f"_{exp_tag}" if exp_tag else ""
 
@@ -59,10 +74,11 @@ def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root:
             return recipe.get(name).state
         return f"{exp_root}/{name}/best.pt" if "/" in name else f"{exp}/{name}/best.pt"
 
-    lines = []
-    own = 7 if stage == 7 else 6
+    specs = []
     for e in recipe.selected(models):
-        if e.stage != own or (e.kind == "hook" and stage in (8, 9)):  # a hook is run, not decoded
+        if stage in (6, 7) and e.stage != stage:
+            continue
+        if stage in (8, 9) and e.kind == "hook" and e.stage == 6:  # a stage 6 hook is run, not decoded
             continue
         v: dict[str, str | list[str]] = {"name": e.name, "kind": e.kind, "dir": f"{exp}/{e.name}{tag}", "config": "",
                                          "train": "", "valid": "", "needs": [], "args": [], "inputs": [], "tests": [],
@@ -70,14 +86,14 @@ def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root:
         if e.kind == "train":
             v.update(config=e.config or "", train=f"{data}/{e.train}", valid=f"{data}/{e.valid}",
                      tests=list(e.test))
-            if stage in (6, 7):
+            src = best(e.warm_start) if e.warm_start else ""
+            if src and e.warm_start_missing == "skip" and not Path(src).is_file():
+                print(f"{recipe.path}: {e.name} left out: it trains on from {src}, which is not there yet",
+                      file=sys.stderr)
+                continue
+            if stage == e.stage:
                 args = e.override_words()
-                if e.warm_start:
-                    src = best(e.warm_start)
-                    if e.warm_start_missing == "skip" and not Path(src).is_file():
-                        print(f"{recipe.path}: {e.name} left out: it trains on from {src}, which is not there yet",
-                              file=sys.stderr)
-                        continue
+                if src:
                     v["needs"] = [src]
                     args = [f"init_from={src}"] + args
                 if e.state:
@@ -110,8 +126,8 @@ def stage_lines(recipe, stage: int, models: list[str], data_root: str, exp_root:
             v.update(lexical=e.lexical, acoustic=e.acoustic, systems=[f"{exp}/joint1_{pair}", f"{exp}/joint2_{pair}"])
         else:
             v.update(hook=e.hook or "", needs=[recipe.get(n).state or f"{exp}/{n}{tag}/best.pt" for n in e.needs])
-        lines.append(_assign(**v))
-    return lines
+        specs.append(v)
+    return specs
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -127,13 +143,14 @@ def _main(args: argparse.Namespace) -> int:
     recipe.selected(models)  # an unknown name is an error in every stage
     if args.what == "sets":
         s = recipe.sets
-        print(_assign(train_sets=" ".join(s.train), valid_set=s.valid, test_sets=" ".join(s.test),
-                      reference_set=s.reference or "", names=list(recipe.names)))
+        row = dict(train_sets=" ".join(s.train), valid_set=s.valid, test_sets=" ".join(s.test),
+                   reference_set=s.reference or "", names=list(recipe.names))
+        print("\n".join(records(SETS_FIELDS, [row])))
         return 0
     if args.stage is None:
         raise PunctError("list needs --stage 6, 7, 8 or 9")
-    for line in stage_lines(recipe, args.stage, models, args.data_root, args.exp_root, args.exp_tag):
-        print(line)
+    specs = stage_specs(recipe, args.stage, models, args.data_root, args.exp_root, args.exp_tag)
+    print("\n".join(records(SPEC_FIELDS, specs)))
     return 0
 
 

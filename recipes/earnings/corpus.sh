@@ -7,8 +7,8 @@
 # scorer (stage 9), so RESULTS.md puts punct beside them. Stage 4 computes pause
 # features from the word times (Earnings-22 alignments, the Kaldi CTMs); stage 7
 # trains the acoustic and fusion models on them (two-stage TA-BRNN/TA-LSTM over the
-# lexical models of stage 6, T-LSTM-p, Che et al.'s Pause model and joint decision)
-# and decodes and scores them on the Kaldi CTMs. See recipes/earnings/README.md.
+# lexical models of stage 6, T-LSTM-p, Che et al.'s Pause model and joint decision),
+# and stages 8 and 9 decode and score them on the Kaldi CTMs. See recipes/earnings/README.md.
 # Its sets and experiments: experiments.yaml.
 # shellcheck shell=bash
 hyp_sets="e21_kaldi_libri e21_kaldi_rev"
@@ -25,13 +25,9 @@ prepare_data() {
 
 # stage 5: the reference marks onto the Kaldi hypotheses
 corpus_transfer() {
-  local data=$1 force=$3 set force_opt=()
-  [ "$force" = true ] && force_opt=(--force)
+  local data=$1 force=$3 set
   for set in $hyp_sets; do
-    log "stage 5: punctuation transfer: $data/e21_ref -> $data/$set/labels"
-    python -m punct.bin.transfer --ref "$data/e21_ref" --hyp "$data/$set" \
-      --report "$data/$set/transfer.json" "${force_opt[@]}" \
-      || die "punctuation transfer onto $data/$set failed"
+    local/steps/transfer.sh --force "$force" "$data/e21_ref" "$data/$set" || exit 1
   done
 }
 
@@ -67,35 +63,84 @@ corpus_score_others() {
 # stage 4: per-word pause features from the word times (speaker changes from word_speakers);
 # Earnings has no audio, so no pitch or energy (PPE runs on LJ Speech in stage 7)
 corpus_features() {
-  local data=$1 force=$4 set force_opt=()
-  [ "$force" = true ] && force_opt=(--force)
+  local data=$1 force=$4 set
   for set in e22_train e22_dev $hyp_sets; do
-    log "stage 4: pause features: $data/$set/word_times -> $data/$set/pause.{ark,scp,names}"
-    python -m punct.bin.pause_feats --data "$data/$set" "${force_opt[@]}" \
-      || die "pause features of $data/$set failed"
+    local/steps/make_pause.sh --force "$force" "$data/$set" || exit 1
   done
   log "stage 4: pitch and energy: the Earnings corpora come without audio; nothing to do"
 }
 
-# stage 7, experiment ppe: PPE needs pitch and energy, so audio: Pause and PPE on LJ Speech
-# (local/acoustic.sh) when its stages 1-5 are done, with the joint decision of LEXICAL (the
+# stages 7-9, experiment ppe: PPE needs pitch and energy, so audio: Pause and PPE on LJ Speech
+# (ljspeech_prosody) when its stages 1-5 are done, with the joint decision of LEXICAL (the
 # default's best.pt) and PPE; RUNCMD goes into the run.cmd of each
 corpus_ppe() {
-  local data=$1 exp=$2 force=$3 cmd=$4 lexical=$5
+  local st=$1 data=$2 exp=$3 force=$4 cmd=$5 lexical=$6
   local lj=${data%/*}/ljspeech
   if [ -f "$lj/train/prosody.done" ] && [ -f "$lj/dev/prosody.done" ] && [ -f "$lj/test/prosody.done" ]; then
-    ljspeech_prosody "$lj" "${exp%/*}/ljspeech" "$cmd" "$force" "$lexical"
+    ljspeech_prosody "$st" "$lj" "${exp%/*}/ljspeech" "$cmd" "$force" "$lexical"
   else
-    log "stage 7: PPE (pause, pitch, energy) needs audio; Earnings has none and $lj has no prosody features:" \
-      "run ./run.sh --corpus ljspeech --stop-stage 5 (same --data-root), then this stage again"
+    log "stage $st: PPE (pause, pitch, energy) needs audio; Earnings has none and $lj has no prosody features:" \
+      "run ./run.sh --corpus ljspeech --stop-stage 5 (same --data-root), then stages 7-9 again"
   fi
+}
+
+# ljspeech_prosody STAGE LJDATA LJEXP RUNCMD FORCE [LEXICAL]: the prosodic models on LJ Speech,
+# the corpus with audio (pitch and energy): Pause and PPE trained on train (validated on dev) in
+# stage 7, decoded on test and test_hyp in stage 8 and scored in stage 9; with a lexical model
+# LEXICAL (a best.pt), that model alone and its joint decision with PPE (tuned on dev in stage 7)
+ljspeech_prosody() {
+  local st=$1 lj=$2 ljexp=$3 cmd=$4 force=$5 lexical=${6:-} model tag joint set s
+  for model in pause ppe; do
+    if [ "$st" = 7 ]; then
+      local/steps/train.sh --cmd "$train_cmd" --force "$force" --run-cmd "$cmd" "conf/che_$model.yaml" "$lj/train" \
+        "$lj/dev" "$ljexp/$model" || exit 1
+    fi
+    for set in test test_hyp; do
+      lj_decode "$st" "$ljexp/$model" "$lj/$set" "$force" "$ljexp/$model/best.pt"
+    done
+  done
+  [ -n "$lexical" ] || return 0
+  tag=$(basename "$(dirname "$lexical")")
+  joint=$ljexp/joint_${tag}_ppe
+  if [ "$st" = 7 ]; then
+    local/steps/joint_tune.sh --cmd "$decode_cmd" --force "$force" "$lexical" "$ljexp/ppe/best.pt" "$lj/dev" \
+      "$lj/train" "$joint" || exit 1
+    return 0
+  fi
+  for set in test test_hyp; do
+    # the lexical model alone on the same sets: the baseline of the joint decision
+    lj_decode "$st" "$ljexp/lexical_$tag" "$lj/$set" "$force" "$lexical"
+    echo "$cmd" > "$ljexp/lexical_$tag/run.cmd"
+    for s in 1 2; do
+      mkdir -p "$ljexp/joint${s}_${tag}_ppe"
+      echo "$cmd" > "$ljexp/joint${s}_${tag}_ppe/run.cmd"
+      if [ "$st" = 8 ]; then
+        local/steps/joint_decode.sh --cmd "$decode_cmd" --force "$force" --stage "$s" "$lexical" "$ljexp/ppe/best.pt" \
+          "$joint/joint.yaml" "$lj/$set" "$ljexp/joint${s}_${tag}_ppe/decode_$set" || exit 1
+      else
+        local/steps/score.sh "$lj/${set%_hyp}" "$ljexp/joint${s}_${tag}_ppe/decode_$set" || exit 1
+      fi
+    done
+  done
+}
+
+# lj_decode STAGE DIR SETDIR FORCE MODEL: stage 8 decodes SETDIR with MODEL (a best.pt) into
+# DIR/decode_<set>, stage 9 scores that against the reference (SETDIR without _hyp)
+lj_decode() {
+  local st=$1 dir=$2 setdir=$3 force=$4 model=$5
+  case $st in
+    8) mkdir -p "$dir"
+       local/steps/decode.sh --cmd "$decode_cmd" --force "$force" --inputs "$model" "$setdir" \
+         "$dir/decode_${setdir##*/}" --model "$model" || exit 1 ;;
+    9) local/steps/score.sh "${setdir%_hyp}" "$dir/decode_${setdir##*/}" || exit 1 ;;
+  esac
 }
 
 # stage 6, experiment teacher_posteriors: the accurate tier's posteriors (marks and case) on
 # the distillation set, the feature set 'teacher' that the default is distilled from
 # (distill_from: teacher). Resumable by chunks; skipped when done unless FORCE.
 corpus_teacher_posteriors() {
-  local data=$1 exp=$2 force=$3 cmd=$4 teacher=$5
+  local data=$2 exp=$3 force=$4 cmd=$5 teacher=$6
   local out=$exp/teacher_posteriors force_opt=()
   [ "$force" = true ] && force_opt=(--force)
   [ -f "$data/distill/text" ] || die "stage 6: $data/distill/text not found: run stage 1 (it prepares the set 'distill')"

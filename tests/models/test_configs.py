@@ -148,16 +148,12 @@ def test_iwslt2011_experiments_name_existing_model_configs(repo_root):
 
 
 def _iwslt2011_text_experiments(repo_root, exp_root):
-    from punct.bin.experiments import stage_lines
+    from punct.bin.experiments import stage_specs
     from punct.experiments import load_corpus
 
-    import subprocess
-
     recipe = load_corpus("iwslt2011_text")
-    lines = stage_lines(recipe, 6, [], "data", str(exp_root))
-    r = subprocess.run(["bash", "-c", 'while IFS= read -r l; do eval "$l"; echo "$name|$config|$train|${args[*]}"; done'],
-                       input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=30)
-    return list(recipe.sets.train), [line.split("|") for line in r.stdout.splitlines()]
+    specs = stage_specs(recipe, 6, [], "data", str(exp_root))
+    return list(recipe.sets.train), [[v["name"], v["config"], v["train"], " ".join(v["args"])] for v in specs]
 
 
 def test_iwslt2011_text_experiments_are_valid_trainings_on_its_own_sets(repo_root, tmp_path, capsys):

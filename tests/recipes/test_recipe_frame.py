@@ -139,13 +139,16 @@ def _fake_recipe(repo_root, tmp_path, experiments, stage="8", options=(), stop_s
                  "pyproject.toml"):
         if not (tmp_path / name).is_symlink():  # (a second run in the same folder)
             (tmp_path / name).symlink_to(repo_root / name)
-    for s in ("dev", "test"):  # the prepared sets that stage 8 decodes
+    for s in ("train", "dev", "test"):  # the prepared sets that the steps read
         (tmp_path / "data" / "fake" / s).mkdir(parents=True, exist_ok=True)
         (tmp_path / "data" / "fake" / s / "text").write_text("u1 a b\n")
+        (tmp_path / "data" / "fake" / s / "labels").write_text("u1 O PERIOD\n")
     (tmp_path / "cmd.sh").write_text('export train_cmd="./fake_cmd.sh"\nexport decode_cmd="./fake_cmd.sh"\n')
     fake = tmp_path / "fake_cmd.sh"
-    fake.write_text('#!/bin/bash\nshift; echo "$*" >> calls.txt; out=""\n'
-                    'while [ $# -gt 0 ]; do case $1 in --out|--exp) out=$2;; esac; shift; done; mkdir -p "$out"\n')
+    # (a training "writes" its best.pt, which the decode step checks for)
+    fake.write_text('#!/bin/bash\nshift; echo "$*" >> calls.txt; out=""; exp=""\n'
+                    'while [ $# -gt 0 ]; do case $1 in --out) out=$2;; --exp) exp=$2;; esac; shift; done\n'
+                    'mkdir -p "${out:-$exp}"; [ -z "$exp" ] || touch "$exp/best.pt"\n')
     fake.chmod(0o755)
     (tmp_path / "recipes" / "fake").mkdir(parents=True, exist_ok=True)
     (tmp_path / "recipes" / "fake" / "experiments.yaml").write_text(yaml.safe_dump(
@@ -213,7 +216,7 @@ def test_warm_start_names_the_experiment_it_trains_on_from(repo_root, tmp_path):
                                                  "w": {"config": "conf/tbrnn.yaml", "train": "train", "warm_start": "n"}},
                      stage="6", options=("--models", "w"))
     assert r.returncode != 0 and not (tmp_path / "2" / "calls.txt").exists()
-    assert "stage 6: w needs exp/fake/n/best.pt: not found (train n first)" in r.stderr
+    assert "ERROR: w needs exp/fake/n/best.pt: not found (train n first)" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
@@ -245,43 +248,53 @@ def test_decode_sets_choose_what_stages_8_and_9_decode(repo_root, tmp_path):
 
 
 @needs_venv
-def test_stage_7_trains_decodes_and_scores_with_the_steps_of_stages_6_8_and_9(repo_root, tmp_path):
-    """A stage 7 entry trains (its warm start a stage 6 model), then decodes and scores its own
-    test sets; --models selects it and leaves the stage 6 entries out."""
+def test_stage_7_trains_and_stages_8_and_9_decode_and_score_its_own_test_sets(repo_root, tmp_path):
+    """A stage 7 entry trains in stage 7 (its warm start a stage 6 model) with the step of stage
+    6; stages 8 and 9 decode and score its own test sets; --models selects it and leaves the
+    stage 6 entries out."""
     r = _fake_recipe(repo_root, tmp_path, {**A, "p": {"stage": 7, "config": "conf/ta_brnn_p.yaml", "train": "train",
                                                       "warm_start": "a", "test": ["test"]}},
                      stage="7", options=("--models", "p"))
+    assert r.returncode == 0, r.stderr[-2000:]
     calls = (tmp_path / "calls.txt").read_text().splitlines()
     assert calls == ["python -m punct.bin.train --config conf/ta_brnn_p.yaml --train data/fake/train --valid data/fake/dev "
-                     "--exp exp/fake/p init_from=exp/fake/a/best.pt",
-                     "python -m punct.bin.decode --model exp/fake/p/best.pt --data data/fake/test --out exp/fake/p/decode_test "
-                     "--no-score --threads 1"]
-    # the fake commands write no model or decode: scoring it is what fails, with its one line
-    assert r.returncode != 0 and "scoring exp/fake/p/decode_test failed" in r.stderr.splitlines()[-1]
+                     "--exp exp/fake/p init_from=exp/fake/a/best.pt"]
     assert (tmp_path / "exp" / "fake" / "p" / "run.cmd").read_text() == \
-        "./run.sh --corpus fake --corpus-dir . --models p --stage 7 --stop-stage 7\n"
+        "./run.sh --corpus fake --corpus-dir . --models p --stage 7 --stop-stage 9\n"
+    r = _fake_recipe(repo_root, tmp_path, {**A, "p": {"stage": 7, "config": "conf/ta_brnn_p.yaml", "train": "train",
+                                                      "warm_start": "a", "test": ["test"]}},
+                     stage="8", stop_stage="9", options=("--models", "p"))
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls[1:] == ["python -m punct.bin.decode --model exp/fake/p/best.pt --data data/fake/test "
+                         "--out exp/fake/p/decode_test --no-score --threads 1"]
+    # the fake decode writes no labels: scoring it is what fails, with its one line
+    assert r.returncode != 0 and "scoring exp/fake/p/decode_test failed" in r.stderr.splitlines()[-1]
 
 
 @needs_venv
-def test_stage_7_runs_a_joint_decision_and_a_hook_with_their_inputs_as_arguments(repo_root, tmp_path):
+def test_a_joint_decision_and_a_hook_take_their_inputs_as_arguments(repo_root, tmp_path):
+    """A joint decision is tuned in stage 7 and its two systems decoded in stage 8; a stage 7
+    hook runs in stages 7, 8 and 9 with the stage as its first argument."""
     entries = {**A, "p": {"stage": 7, "config": "conf/che_pause.yaml", "train": "train"},
                "j": {"joint": {"lexical": "a", "acoustic": "p"}, "test": ["test"]},
                "h": {"hook": "corpus_extra", "needs": ["a"]}}
-    hook = 'corpus_extra() { echo "$*" > hook_args.txt; }\n'
-    r = _fake_recipe(repo_root, tmp_path, entries, stage="7", options=("--models", "h"), hooks=hook)
+    hook = 'corpus_extra() { echo "$*" >> hook_args.txt; }\n'
+    r = _fake_recipe(repo_root, tmp_path, entries, stage="7", stop_stage="9", options=("--models", "h"), hooks=hook)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert (tmp_path / "hook_args.txt").read_text() == \
-        "data/fake exp/fake false ./run.sh --corpus fake --corpus-dir . --models h --stage 7 --stop-stage 7 exp/fake/a/best.pt\n"
+    assert (tmp_path / "hook_args.txt").read_text().splitlines() == [
+        f"{st} data/fake exp/fake false ./run.sh --corpus fake --corpus-dir . --models h --stage {st} --stop-stage {st} "
+        "exp/fake/a/best.pt" for st in (7, 8, 9)]
     (tmp_path / "exp" / "fake" / "p").mkdir(parents=True)
     (tmp_path / "exp" / "fake" / "p" / "best.pt").write_text("")
     (tmp_path / "exp" / "fake" / "p" / ".done").write_text("")
-    r = _fake_recipe(repo_root, tmp_path, entries, stage="7", options=("--models", "j"), hooks=hook)
+    r = _fake_recipe(repo_root, tmp_path, entries, stage="7", stop_stage="9", options=("--models", "j"), hooks=hook)
     calls = (tmp_path / "calls.txt").read_text().splitlines()
     assert calls == [
         "python -m punct.bin.joint_tune --lexical exp/fake/a/best.pt --acoustic exp/fake/p/best.pt --dev data/fake/dev "
-        "--train data/fake/train --config conf/joint.yaml --out exp/fake/joint_a_p/joint.yaml",
+        "--train data/fake/train --config conf/joint.yaml --out exp/fake/joint_a_p/joint.yaml"] + [
         "python -m punct.bin.joint_decode --lexical exp/fake/a/best.pt --acoustic exp/fake/p/best.pt --config "
-        "exp/fake/joint_a_p/joint.yaml --stage 1 --data data/fake/test --out exp/fake/joint1_a_p/decode_test"]
+        f"exp/fake/joint_a_p/joint.yaml --stage {st} --data data/fake/test --out exp/fake/joint{st}_a_p/decode_test"
+        for st in (1, 2)]
     # the fake decode writes nothing to score: the one-line error of the score step
     assert r.returncode != 0 and "scoring exp/fake/joint1_a_p/decode_test failed" in r.stderr.splitlines()[-1]
 
