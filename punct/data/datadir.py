@@ -223,25 +223,62 @@ def mixed_spellings(path: str | Path, min_count: int = 2) -> dict[str, str]:
     ``McDonald``)} in the ``written`` file of data directory ``path``, for the spellings seen at
     least ``min_count`` times (ties: the first in byte order); {} without a ``written`` file.
     What a case head's MIXED class is spelled as (punct.text.casing.true_case)."""
-    from collections import Counter
-
-    from punct.text.labels import MIXED, case_of
     from punct.data.tables import iter_table
 
     f = Path(path) / "written"
     if not f.is_file():
         return {}
-    counts: Counter[str] = Counter()
-    for _, _, value in iter_table(f):
-        for sp in value.split():
-            if case_of(sp) == MIXED:
-                counts[sp] += 1
+    return mixed_spellings_of((sp for _, _, value in iter_table(f) for sp in value.split()), min_count)
+
+
+def mixed_spellings_of(spellings: Iterable[str], min_count: int = 2) -> dict[str, str]:
+    """``mixed_spellings`` of the written words ``spellings`` (one item per word)."""
+    from collections import Counter
+
+    from punct.text.labels import MIXED, case_of
+
+    counts: Counter[str] = Counter(sp for sp in spellings if case_of(sp) == MIXED)
     best: dict[str, tuple[int, str]] = {}
     for sp, n in sorted(counts.items()):
         low = sp.lower()
         if n >= min_count and (low not in best or n > best[low][0]):
             best[low] = (n, sp)
     return {low: sp for low, (_, sp) in sorted(best.items())}
+
+
+class DataSet:
+    """A data directory whose utterances are read once, on first use, and shared by what a
+    training needs of them (the featurizer's vocabulary, the slices, the case head's
+    spellings); ``drop`` releases them once those are made. A path-like: ``os.fspath`` of it
+    is the directory."""
+
+    def __init__(self, path: str | Path, require_labels: bool = True):
+        self.path = Path(path)
+        self.require_labels = require_labels
+        self._utts: list[Utterance] | None = None
+        self.reads = 0  # how often the files were read (tests: once)
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    @property
+    def utterances(self) -> list[Utterance]:
+        if self._utts is None:
+            self._utts = load_utterances(self.path, self.require_labels)
+            self.reads += 1
+        return self._utts
+
+    def mixed_spellings(self, min_count: int = 2) -> dict[str, str]:
+        """``mixed_spellings`` of this directory, from the utterances read (its ``written``)."""
+        if not (self.path / "written").is_file():
+            return {}
+        return mixed_spellings_of((w.written for u in self.utterances for w in u.words if w.written), min_count)
+
+    def drop(self) -> None:
+        self._utts = None
 
 
 def validate_datadir(path: str | Path, require_labels: bool = True) -> int:

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import torch
 
 from punct.engine import checkpoint as ckpt
-from punct.engine.config import TrainConfig
+from punct.engine.config import ValidationConfig, TrainConfig
 from punct.errors import PunctError
 
 log = logging.getLogger(__name__)
@@ -22,7 +22,7 @@ SNAPSHOT_DIR = "epochs"
 AVERAGE_FILE = "average.pt"
 
 
-def better(cfg: TrainConfig, a: dict[str, Any], b: dict[str, Any] | None) -> bool:
+def better(cfg: ValidationConfig, a: dict[str, Any], b: dict[str, Any] | None) -> bool:
     """Whether scores ``a`` (valid_ppl, valid_f1) beat ``b`` by select_by (ties do not)."""
     if b is None:
         return True
@@ -64,7 +64,7 @@ def keep_snapshot(cfg: TrainConfig, prog: dict[str, Any], exp_dir: Path, payload
     prog["snapshots"] = kept
 
 
-def best_snapshots(cfg: TrainConfig, snapshots: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def best_snapshots(cfg: ValidationConfig, snapshots: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The ``average_best`` best of ``snapshots`` by select_by (an earlier epoch wins a tie),
     in epoch order."""
     key = (lambda s: (-s["valid_f1"], s["epoch"])) if cfg.select_by == "f1" else (lambda s: (s["valid_ppl"], s["epoch"]))

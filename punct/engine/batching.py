@@ -210,16 +210,18 @@ def load_slices(
     cases: bool = False,
     soft: str = "",
 ) -> Slices:
-    """Slices of data directory ``data_dir``; reuse ``cache`` (an .npz path) when it
+    """Slices of data directory ``data_dir`` (a path, or a punct.data.datadir.DataSet whose
+    utterances are read once for the whole training); reuse ``cache`` (an .npz path) when it
     was made from the same files, vocabulary and slicing options; with ``cases``, the
     words' case classes too (``Slices.cases``); with ``soft`` (a posterior set's name), a
     teacher's posteriors (``Slices.soft``). ``vocab`` is a
     Vocabulary or a featurizer (punct.engine.inputs); give no cache for a featurizer
     whose ids are not ``closed`` (they index a lexicon filled while encoding)."""
-    from punct.data.datadir import load_utterances
+    from punct.data.datadir import DataSet
     from punct.fsutil import atomic_write
 
-    data_dir = Path(data_dir)
+    dataset = data_dir if isinstance(data_dir, DataSet) else DataSet(data_dir)
+    data_dir = dataset.path
     key = {
         "data_dir": str(data_dir.resolve()),
         "files": _file_stamp(data_dir) if (data_dir / "labels").is_file() else None,
@@ -249,7 +251,7 @@ def load_slices(
                     return s
             except (OSError, ValueError, KeyError) as e:
                 log.warning("ignoring unreadable slice cache %s: %s", cache, e)
-    utts = load_utterances(data_dir)
+    utts = dataset.utterances
     w, y = stream_of(utts, vocab)
     c = case_stream(utts, (data_dir / "written").is_file()) if cases else None
     q = soft_stream(utts, data_dir, soft) if soft else None

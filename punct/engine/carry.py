@@ -9,7 +9,7 @@ its RNG state and the hash of its config; Adam's moments too when the whole file
 under ``STATE_MAX_BYTES``, else they are dropped and the resumed run re-warms its rate
 over ``rewarm_steps`` steps (the schedule itself goes on where it was).
 
-The data order is a function of the seed and the epoch (punct.engine.train._Run.batches):
+The data order is a function of the seed and the epoch (punct.engine.sgd.epoch_batches):
 the record's epoch and batch say which slices come next, so a resume neither repeats nor
 skips any. ``STATE_JSON`` beside the file is the same record in readable form.
 """

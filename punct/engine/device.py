@@ -36,3 +36,11 @@ def on_device(cfg: TrainConfig, model: torch.nn.Module, device: str) -> TrainCon
         log.info("device %s (%s): bf16 matrix products", device, torch.cuda.get_device_name(device))
         cfg = dataclasses.replace(cfg, precision="bf16")
     return cfg
+
+
+def native_bf16() -> bool:
+    """Whether oneDNN runs bfloat16 natively on this CPU (else autocast to bf16 is emulated)."""
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False

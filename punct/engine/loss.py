@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from punct.engine.config import TrainConfig
+from punct.engine.config import OptimizerConfig, TrainConfig
 from punct.errors import PunctError
 from punct.text.labels import label_id, mark_weight_vector
 from punct.models import UNK_ID
@@ -45,14 +45,6 @@ def device_of(model: torch.nn.Module) -> str:
     return "cpu" if p is None else p.device.type
 
 
-def native_bf16() -> bool:
-    """Whether oneDNN runs bfloat16 natively on this CPU (else autocast to bf16 is emulated)."""
-    try:
-        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    except (AttributeError, RuntimeError):
-        return False
-
-
 @dataclasses.dataclass(frozen=True)
 class Distill:
     """How a student learns from its teacher's posteriors (TrainConfig distill_*)."""
@@ -65,7 +57,7 @@ class Distill:
         return cls(cfg.distill_weight, cfg.distill_temperature) if cfg.distill_from else None
 
 
-def label_weights_of(cfg: TrainConfig) -> torch.Tensor | None:
+def label_weights_of(cfg: OptimizerConfig) -> torch.Tensor | None:
     """The cross-entropy weight of each label id (TrainConfig.mark_weights; O and the marks it
     leaves out weigh 1), or None when every weight is 1."""
     w = mark_weight_vector(cfg.mark_weights)

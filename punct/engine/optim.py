@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from punct.engine import checkpoint as ckpt
-from punct.engine.config import TrainConfig
+from punct.engine.config import OptimizerConfig, TrainConfig
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 HALVING_THRESHOLD = 1.003
 
 
-def make_optimizer(cfg: TrainConfig, params, fused: bool = True) -> torch.optim.Optimizer:
+def make_optimizer(cfg: OptimizerConfig, params, fused: bool = True) -> torch.optim.Optimizer:
     """The optimizer of ``cfg`` over the parameters that require a gradient. Adagrad, Adam and
     AdamW step with torch's fused CPU kernel: one pass over each parameter instead of one per
     operation, the same update up to rounding and several times faster on large embedding
@@ -49,7 +49,7 @@ def load_optimizer_state(opt: torch.optim.Optimizer, state: dict[str, Any]) -> N
                 group[key] = opt.defaults.get(key)
 
 
-def lr_at(cfg: TrainConfig, step: int, total_steps: int) -> float:
+def lr_at(cfg: OptimizerConfig, step: int, total_steps: int) -> float:
     """Learning rate of optimizer step ``step`` (0-based) under ``cfg.lr_schedule``."""
     if cfg.lr_schedule in ("constant", "halving"):  # halving: scaled per epoch by train()
         return cfg.lr

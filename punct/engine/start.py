@@ -72,11 +72,12 @@ class Start:
 
 
 def starting_point(cfg: TrainConfig, model_cls: type, kind: RunKind, model_args: dict[str, Any],
-                    train_dir: str | Path, ck_path: Path, state: str | Path | None = None) -> Start:
+                    train_dir, ck_path: Path, state: str | Path | None = None) -> Start:
     """Resume from ``ck_path`` when it exists, or from the state file ``state`` (a run carried
     in git, punct.engine.carry) when that exists and is further along; else start from
     ``init_from``'s weights (a warm start) or anew, building the featurizer from ``train_dir``
-    and the config's resolved ``model_args`` (a two-stage model: from its stage one's vocabulary)."""
+    (a path, or a punct.data.datadir.DataSet whose utterances the training reads once) and the
+    config's resolved ``model_args`` (a two-stage model: from its stage one's vocabulary)."""
     resumed = None
     if ck_path.is_file():
         ck = ckpt.load(ck_path)
@@ -107,14 +108,14 @@ def starting_point(cfg: TrainConfig, model_cls: type, kind: RunKind, model_args:
         log.info("warm start from %s (epoch %d): training on from its weights with this config", cfg.init_from,
                  prog["epoch"])
         return Start(inputs, _complete_model_args(cfg, inputs, {}), prog, warm=warm_ck)
-    from punct.data.datadir import load_utterances
+    from punct.data.datadir import DataSet
 
     stage1_ck, stage1_vocab, stage1_extra = None, None, {}
     if kind.second_stage:
         stage1_ck, stage1_vocab, stage1_extra = _load_stage1(model_cls, cfg.init_from)
-    utts = load_utterances(train_dir)
-    inputs = build_inputs(model_cls, (u.texts for u in utts), cfg, model_args, data_dir=train_dir, vocab=stage1_vocab)
-    del utts
+    train = train_dir if isinstance(train_dir, DataSet) else DataSet(train_dir)
+    inputs = build_inputs(model_cls, (u.texts for u in train.utterances), cfg, model_args, data_dir=train.path,
+                          vocab=stage1_vocab)
     return Start(inputs, _complete_model_args(cfg, inputs, stage1_extra), new_progress(), stage1=stage1_ck)
 
 

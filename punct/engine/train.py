@@ -30,18 +30,19 @@ import numpy as np
 import torch
 
 from punct.config import to_dict
+from punct.data.datadir import DataSet
 from punct.engine import checkpoint as ckpt
 from punct.engine import signals
 from punct.engine.averaging import average_snapshots, best_snapshots, keep_snapshot, prune_snapshots, seed_snapshots
 from punct.engine.budget import BudgetedRun
-from punct.engine.device import check_device, on_device
-from punct.engine.batching import Slices, batch_inputs, epoch_order, load_slices
+from punct.engine.device import check_device, native_bf16, on_device
+from punct.engine.batching import Slices, load_slices
 from punct.engine.config import TrainConfig
 from punct.engine.expdir import STOP_FILE, one_training, stop_requested, write_done, write_log, write_run_files
 from punct.engine.inputs import WordInputs
-from punct.engine.loss import Distill, label_weights_of, loss_sum_of, map_targets, native_bf16, word_dropout_of
-from punct.engine.optim import halving_step, load_optimizer_state, lr_at, make_optimizer, plateau_step
-from punct.engine.parallel import dist_info, dist_step, rank_logging
+from punct.engine.optim import halving_step, load_optimizer_state, make_optimizer, plateau_step
+from punct.engine.parallel import dist_info, rank_logging
+from punct.engine.sgd import Stepper, epoch_batches
 from punct.engine.start import RunKind, check_teacher, model_of, starting_point
 from punct.engine.validation import LAST_BY_MARK, WholeValidation, improves, validator
 from punct.errors import PunctError
@@ -92,7 +93,9 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     model_cls = get_model_class(cfg.model)
     config_args = resolved_model_args(cfg.model, cfg.model_args)  # an unknown or mistyped argument fails first
     kind = RunKind.of(cfg, model_cls)
-    start = starting_point(cfg, model_cls, kind, config_args, train_dir, exp_dir / "checkpoint.pt", state)
+    # the training set, read once (on first use) for the featurizer, the slices and the spellings
+    train_set = DataSet(train_dir)
+    start = starting_point(cfg, model_cls, kind, config_args, train_set, exp_dir / "checkpoint.pt", state)
     inputs, model_args = start.inputs, start.model_args
     if start.resumed is None and main and isinstance(inputs, WordInputs):  # a new run (fresh or warm)
         inputs.vocab.write(exp_dir / "vocab.txt")
@@ -110,7 +113,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     cache_dir = exp_dir / "cache" if inputs.closed and main else None
     if cfg.distill_from:
         check_teacher(cfg, model_cls, train_dir, model_args)
-    train_sl = load_slices(train_dir, inputs, cache=cache_dir and cache_dir / "train.npz", soft=cfg.distill_from,
+    train_sl = load_slices(train_set, inputs, cache=cache_dir and cache_dir / "train.npz", soft=cfg.distill_from,
                            **slice_opts)
     valid_sl = load_slices(valid_dir, inputs, cache=cache_dir and cache_dir / "valid.npz", **slice_opts)
     whole = None
@@ -125,9 +128,7 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     payload_extra = {"inputs": inputs.state(),
                      "vocab": inputs.vocab.to_list() if isinstance(inputs, WordInputs) else []}
     if getattr(model, "case_head", False):  # how restore spells the MIXED class (punct.restore.true_case)
-        from punct.data.datadir import mixed_spellings
-
-        spellings = mixed_spellings(train_dir)
+        spellings = train_set.mixed_spellings()
         if kind.second_stage:  # the case head is stage one's, passed through: its spellings win
             first = start.stage1 if start.stage1 is not None else start.resumed
             spellings.update((first or {}).get("mixed_spellings") or {})
@@ -144,9 +145,10 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
             raise PunctError(f"model {cfg.model} is estimated by counting, not by SGD: run it in one process")
         # validated in fp32: precision is a setting of SGD training
         fit_cfg = dataclasses.replace(cfg, precision="fp32")
-        return _fit(model, cfg, inputs, train_dir, validator(fit_cfg, model, valid_sl, inputs, whole), exp_dir,
+        return _fit(model, cfg, inputs, train_set, validator(fit_cfg, model, valid_sl, inputs, whole), exp_dir,
                     start.prog, resolved, model_args, payload_extra)
 
+    train_set.drop()  # the slices and spellings are made: the utterances are not needed again
     if device != "cpu":
         cfg = on_device(cfg, model, device)
     opt = make_optimizer(cfg, model.parameters())
@@ -186,9 +188,10 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
 
 
 class _Run(BudgetedRun):
-    """An SGD run from the moment its model and optimizer are ready: the epochs, their batches,
-    validation, checkpoints and ``best.pt``, and the end of training. ``prog`` (the progress
-    record of checkpoint.pt) is the state a resume restores."""
+    """An SGD run from the moment its model and optimizer are ready: the epochs and their
+    batches (each step: punct.engine.sgd.Stepper), validation, checkpoints and ``best.pt``, and
+    the end of training. ``prog`` (the progress record of checkpoint.pt) is the state a resume
+    restores."""
 
     def __init__(self, cfg: TrainConfig, exp_dir: Path, model: torch.nn.Module, opt: torch.optim.Optimizer, inputs,
                  train_sl: Slices, validate: Callable[[], tuple[float, float]], prog: dict[str, Any],
@@ -198,8 +201,7 @@ class _Run(BudgetedRun):
         self.rank, self.world = dist_info()
         self.main = self.rank == 0
         self.ck_path = exp_dir / "checkpoint.pt"
-        self.params = [p for p in model.parameters() if p.requires_grad]
-        self.device = next(model.parameters()).device
+        self.step = Stepper(cfg, model, opt, inputs, train_sl)  # the optimizer step (punct.engine.sgd)
         self.last_save = 0.0  # when the checkpoint was last saved (time.monotonic)
         self.state: Path | None = None  # the state file carried in git (punct.engine.carry)
         self.deadline: float | None = None  # time.monotonic() by which this call must have ended
@@ -286,13 +288,7 @@ class _Run(BudgetedRun):
 
     def batches(self, epoch: int) -> list[np.ndarray]:
         """The batches of slice indices of ``epoch``, the same in every run with the seed."""
-        cfg, n_slices = self.cfg, len(self.train_sl)
-        n_epoch = min(n_slices, cfg.epoch_slices) if cfg.epoch_slices else n_slices
-        if n_epoch == n_slices:
-            return epoch_order(n_slices, cfg.batch_size, cfg.seed, epoch)
-        # a random subset: the first n_epoch slices of this epoch's permutation
-        perm = np.random.default_rng([cfg.seed, epoch]).permutation(n_slices)
-        return [perm[b] for b in epoch_order(n_epoch, cfg.batch_size, cfg.seed, epoch, shuffle=False)]
+        return epoch_batches(self.cfg, self.cfg.seed, len(self.train_sl), epoch)
 
     def run_epoch(self, got) -> bool:
         """The batches of the current epoch from ``prog["batch"]`` on, with progress (a bar on a
@@ -316,7 +312,7 @@ class _Run(BudgetedRun):
                 if bar is not None:
                     bar.close()
                 return True
-            n_words = self.step(epoch, b, batches[b], epoch * len(batches) + b, total_steps)
+            n_words = self.step(epoch, b, batches[b], epoch * len(batches) + b, total_steps, prog)
             self.trained_now = True
             prog["words"] += n_words
             prog["words_seen"] = prog.get("words_seen", 0) + n_words
@@ -356,44 +352,6 @@ class _Run(BudgetedRun):
         if bar is not None:
             bar.close()
         return False
-
-    def step(self, epoch: int, b: int, idx: np.ndarray, step: int, total_steps: int) -> int:
-        """One optimizer step on the slices ``idx`` (step ``b`` of ``epoch``, ``step`` of
-        ``total_steps`` in the run); returns the words of the batch, adds its loss to ``prog``."""
-        cfg, model, prog = self.cfg, self.model, self.prog
-        train_sl = self.train_sl
-        prepare = word_dropout_of(cfg, epoch, b, len(idx), train_sl.ids.shape[1], self.rank, self.world)
-        if self.world > 1:
-            n = int((train_sl.labels[idx] >= 0).sum())
-            n_words = int(train_sl.lengths[idx].sum())
-            loss_val = dist_step(model, self.params, self.inputs, train_sl, np.array_split(idx, self.world)[self.rank],
-                                  n if cfg.loss_reduction == "mean" else 1, cfg.precision, prepare, Distill.of(cfg),
-                                  label_weights_of(cfg))
-        else:
-            kw, mask, y = batch_inputs(self.inputs, train_sl, idx, self.device)
-            if prepare is not None:
-                kw = prepare(kw)
-            y = map_targets(model, y)
-            n = int((y != -100).sum())
-            n_words = int(mask.sum())
-            if n:
-                loss_sum = loss_sum_of(model, kw, y, cfg.precision, Distill.of(cfg), label_weights_of(cfg))
-                self.opt.zero_grad(set_to_none=True)
-                (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
-                loss_val = loss_sum.item()
-        if n:
-            if cfg.clip_norm > 0:
-                torch.nn.utils.clip_grad_norm_(self.params, cfg.clip_norm)
-            if cfg.lr_schedule == "linear":
-                rate = lr_at(cfg, step, total_steps)
-                if "rewarm_from" in prog and cfg.rewarm_steps:  # fresh moments: a short ramp first
-                    rate *= min(1.0, (step - prog["rewarm_from"] + 1) / cfg.rewarm_steps)
-                for group in self.opt.param_groups:
-                    group["lr"] = rate
-            self.opt.step()
-            prog["loss_sum"] += loss_val
-            prog["loss_words"] += n
-        return n_words
 
     def end_epoch(self) -> None:
         """Validate the epoch just trained, keep it as best.pt (and a snapshot) if it is, apply
@@ -463,7 +421,7 @@ class _Run(BudgetedRun):
         return prog
 
 
-def _fit(model, cfg: TrainConfig, inputs, train_dir, validate: Callable[[], tuple[float, float]], exp_dir: Path,
+def _fit(model, cfg: TrainConfig, inputs, train_set, validate: Callable[[], tuple[float, float]], exp_dir: Path,
          prog: dict[str, Any], resolved: dict[str, Any], model_args: dict[str, Any], extra: dict[str, Any]
          ) -> dict[str, Any]:
     """Estimate a counting model (``trainer = "fit"``) in one pass, validated by ``validate``
@@ -471,13 +429,12 @@ def _fit(model, cfg: TrainConfig, inputs, train_dir, validate: Callable[[], tupl
     if prog["epoch"] >= 1:
         log.info("%s is already estimated", exp_dir / "best.pt")
         return prog
-    from punct.data.datadir import load_utterances
     from punct.text.labels import label_id
 
     t0 = time.monotonic()
     streams = []
     n_words = 0
-    for u in load_utterances(train_dir):
+    for u in train_set.utterances:
         streams.append((np.asarray(inputs.encode(u.texts), np.int64), np.asarray([label_id(x) for x in u.labels], np.int64)))
         n_words += len(u.words)
     model.fit(streams)

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from punct.engine.batching import Slices, batch_inputs, epoch_order
-from punct.engine.config import TrainConfig
+from punct.engine.config import ValidationConfig, TrainConfig
 from punct.engine.inputs import WordInputs
 from punct.engine.loss import autocast, device_of, map_targets
 from punct.engine.parallel import gather
@@ -145,7 +145,7 @@ class _IdsOnly:
         return WordInputs.tensors(self, ids, lengths)  # type: ignore[arg-type]
 
 
-def improves(cfg: TrainConfig, prog: dict[str, Any], ppl: float, f1: float) -> bool:
+def improves(cfg: ValidationConfig, prog: dict[str, Any], ppl: float, f1: float) -> bool:
     """Whether an epoch of validation perplexity ``ppl`` and F1 ``f1`` is the best model so far
     by ``select_by`` (last: every epoch is; ties keep the earlier epoch)."""
     if cfg.select_by == "last":

@@ -135,15 +135,17 @@ def test_a_resume_without_moments_ramps_the_rate_and_goes_on_at_the_next_batch(t
     rec = json.loads(Path(str(st) + ".json").read_text())
     assert rec["step"] == 2 and rec["validation"][-1]["partial_epoch"] and not rec["optimizer_moments"]
     rates, steps = [], []
-    real_step = _Run.step
+    from punct.engine.sgd import Stepper
 
-    def step(self, epoch, b, idx, step, total):
+    real_step = Stepper.__call__
+
+    def step(self, epoch, b, idx, step, total, prog):
         steps.append((epoch, b))
-        n = real_step(self, epoch, b, idx, step, total)
+        n = real_step(self, epoch, b, idx, step, total, prog)
         rates.append(self.opt.param_groups[0]["lr"])
         return n
 
-    monkeypatch.setattr(_Run, "step", step)
+    monkeypatch.setattr(Stepper, "__call__", step)
     p2 = train(cfg_of(), tr, dev, tmp_path / "m2", state=st)  # a new machine
     assert steps == [(0, 2), (1, 0), (1, 1), (1, 2)]  # neither repeated nor skipped
     assert p2["rewarm_from"] == 2 and p2["step"] == 6

@@ -471,3 +471,32 @@ def test_a_run_with_mark_weights_weighs_its_loss_and_validates_as_it_decodes(tin
     model, _, ck = ckpt.load_model(tmp_path / "b" / "best.pt")
     assert ck["train_config"]["mark_weights"] == {"QUESTION": 4.0, "COMMA": 2.0}
     assert np.allclose(model.punct_logit_offset, seen[-1])
+
+
+def test_the_training_set_is_read_once_for_vocabulary_slices_and_spellings(tiny_data, tmp_path, tiny_cfg, monkeypatch):
+    """A new run with a case head reads its training directory once: the featurizer, the slices
+    and the case head's mixed spellings share the utterances read (punct.data.datadir.DataSet);
+    the spellings are the ones mixed_spellings reads from the written file."""
+    import shutil
+
+    from punct.data import datadir
+    from punct.data.datadir import load_utterances, mixed_spellings
+
+    tr, dev = tiny_data
+    train_dir = tmp_path / "train"
+    shutil.copytree(tr, train_dir)
+    text, written = [], []
+    for u in load_utterances(train_dir):  # the first word of every utterance: mcdonald, spelled McDonald
+        words = ["mcdonald"] + u.texts[1:]
+        text.append(f"{u.id} {' '.join(words)}\n")
+        written.append(f"{u.id} McDonald {' '.join(words[1:])}\n")
+    (train_dir / "text").write_text("".join(text))
+    (train_dir / "written").write_text("".join(written))
+    reads = []
+    real = datadir.load_utterances
+    monkeypatch.setattr(datadir, "load_utterances", lambda path, *a, **k: reads.append(Path(path)) or real(path, *a, **k))
+    exp = tmp_path / "exp"
+    train(tiny_cfg("model_args.case_head=true", "max_epochs=1"), train_dir, dev, exp)
+    assert reads.count(train_dir) == 1, reads
+    spellings = ckpt.load_model(exp / "best.pt")[2]["mixed_spellings"]
+    assert spellings == mixed_spellings(train_dir) and spellings

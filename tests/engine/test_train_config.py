@@ -142,3 +142,30 @@ def test_validation_logs_each_marks_f1(caplog):
     with caplog.at_level(logging.INFO, logger="punct.engine.validation"):
         mark_f1(["O", "COMMA"], ["O", "O"])  # a mark absent from both sides has no F1
     assert "QUESTION - (0 predicted, 0 in the reference)" in caplog.text
+
+
+def test_the_groups_share_out_the_keys_and_check_their_own():
+    """TrainConfig is its groups (optimizer, slicing, validation, features, distillation) and
+    its own keys: every key in one place, each group a config that checks itself alone, and a
+    flat YAML key reaching its group's field."""
+    import dataclasses
+
+    from punct.engine.config import DistillConfig, FeatureConfig, OptimizerConfig, SlicingConfig, ValidationConfig
+
+    groups = TrainConfig.GROUPS
+    assert groups == (OptimizerConfig, SlicingConfig, ValidationConfig, FeatureConfig, DistillConfig)
+    names = [{f.name for f in dataclasses.fields(g)} for g in groups]
+    assert all(not (a & b) for i, a in enumerate(names) for b in names[i + 1:])  # no key in two groups
+    own = {f.name for f in dataclasses.fields(TrainConfig)} - set().union(*names)
+    assert {"model", "model_args", "threads", "seed", "init_from"} <= own and "lr" not in own
+    for group, bad, message in ((OptimizerConfig, {"lr_schedule": "cosine"}, "lr_schedule must be"),
+                                (SlicingConfig, {"long_sentences": "wrap"}, "long_sentences must be"),
+                                (ValidationConfig, {"select_by": "wer"}, "select_by must be"),
+                                (FeatureConfig, {"feature_columns": ["pause_after"]}, "feature_columns needs features"),
+                                (DistillConfig, {"distill_weight": 2.0}, "distill_weight must be")):
+        with pytest.raises(ValueError, match=message):
+            group(**bad)
+        with pytest.raises(PunctError, match=message):  # the same check when a config sets the key
+            load_config(None, TrainConfig, [f"{k}={v}" for k, v in bad.items()])
+    cfg = load_config(ROOT / "conf" / "accurate.yaml", TrainConfig, ["valid_slices=7"])
+    assert isinstance(cfg, OptimizerConfig) and cfg.lr == 5.0e-4 and cfg.valid_slices == 7
