@@ -8,8 +8,9 @@ start-up on five words, peak memory, and whether the labels equal the first runt
 Models: the shipped ``models/default.pt``, each ``--model`` (a candidate default, say) and,
 with ``--widths 128/256 96/48 ...``, randomly initialised TA-BRNN-p models with a case head
 of those GRU/attention widths (what a student architecture costs before it is trained).
-Runtimes: punct.engine.runtime (``torch``; ``onnx``, the exported graph, cached once before
-timing; ``onnx-int8``, its int8 dynamic quantization). Workers: ``--workers`` of ``punct
+Runtimes: punct.engine.runtime (``torch``; ``torch-bf16``, its matrix products in bfloat16;
+``onnx``, the exported graph, cached once before timing; ``onnx-int8``, its int8 dynamic
+quantization). Workers: ``--workers`` of ``punct
 restore`` (``1``: the sequential windows; ``auto``: its default, parallel segments on the
 usable cores); each runtime is measured with each. Input: the Earnings-21 call 4366302
 (59.9 minutes, 9,912 words) from the commercial Kaldi system in ``$PUNCT_CORPUS_DIR``
@@ -281,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", action="append", default=[], help="a model to measure beside models/default.pt")
     p.add_argument("--ctm", default=str(DEFAULT_CTM), help="input CTM (default: Earnings-21 call 4366302, Kaldi)")
     p.add_argument("--runtimes", nargs="+", default=["torch", "onnx", "onnx-int8"],
-                   choices=["torch", "onnx", "onnx-int8"])
+                   choices=["torch", "torch-bf16", "onnx", "onnx-int8"])
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--workers", nargs="+", default=["1", "auto"],
                    help="punct restore --workers values to measure (1: sequential windows; auto: the default)")

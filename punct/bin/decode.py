@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=at_least(2, MAX_WINDOW), default=None, help="words per decoding window (default: training slice length)")
     p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None,
                    help="windows per batch (default: as punct restore, punct.engine.runtime)")
-    p.add_argument("--runtime", choices=("auto", "onnx", "onnx-int8", "torch"), default=None,
+    p.add_argument("--runtime", choices=("auto", "onnx", "onnx-int8", "torch", "torch-bf16"), default=None,
                    help="what runs the model, as punct restore --runtime: default $PUNCT_RUNTIME, else auto (onnx "
                         "when onnxruntime is installed and the model exports, else torch)")
     p.add_argument("--no-end-sentence", dest="end_sentence", action="store_false",

@@ -123,9 +123,13 @@ def run_batch(model, wins: Sequence[Sequence[int]], feats: Sequence | None = Non
         if offset is not None:
             logits = logits + offset[: logits.shape[-1]]
         return Batch(logits, case_logits, lengths, is_torch=False)
+    import contextlib
+
     import torch
 
-    with torch.no_grad():
+    # runtime torch-bf16 (punct.engine.runtime): the matrix products in bfloat16, the logits back in float32
+    bf16 = torch.autocast("cpu", dtype=torch.bfloat16) if getattr(model, "punct_bf16", False) else contextlib.nullcontext()
+    with torch.no_grad(), bf16:
         if inputs is None:
             ids = torch.zeros(len(wins), T, dtype=torch.long)
             mask = torch.zeros(len(wins), T, dtype=torch.bool)
@@ -138,6 +142,8 @@ def run_batch(model, wins: Sequence[Sequence[int]], feats: Sequence | None = Non
             kw = inputs.tensors(ids, lengths) if fw is None else inputs.tensors(ids, lengths, feats=fw)
             out = model(**kw, return_case=True) if case else model(**kw)
     logits, case_logits = out if case else (out, None)
+    logits = logits.float()
+    case_logits = None if case_logits is None else case_logits.float()
     if offset is not None:
         logits = logits + torch.from_numpy(offset[: logits.shape[-1]])
     return Batch(logits, case_logits, lengths, is_torch=True)

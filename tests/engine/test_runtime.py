@@ -253,3 +253,22 @@ def test_native_warnings_are_dropped_and_other_lines_kept(capfd):
         raise RuntimeError("the export failed")
     os.write(2, b"after\n")
     assert capfd.readouterr().err == "[E1129 09:53:50.770484219 export.cpp:12] an error\nafter\n"
+
+
+def test_torch_bf16_runs_the_torch_model_in_bfloat16_and_returns_float32(model_file):
+    """Runtime torch-bf16: the torch model under torch.autocast to bfloat16 (the logits move by
+    bf16 rounding, so they are not torch's bit for bit), handed back as float32."""
+    from punct.engine.infer import run_batch
+
+    tmodel, _, defaults, used = runtime.load_for_restore(model_file, "torch")
+    bmodel, _, bdefaults, bused = runtime.load_for_restore(model_file, "torch-bf16")
+    assert (used, bused) == ("torch", "torch-bf16") and bmodel.punct_bf16 and not hasattr(tmodel, "punct_bf16")
+    assert defaults == bdefaults
+    rng = np.random.default_rng(0)
+    wins = [list(rng.integers(3, len(WORDS) + 3, 12)), list(rng.integers(3, len(WORDS) + 3, 7))]
+    feats = [np.c_[rng.random(len(w)), np.zeros(len(w))].astype(np.float32) for w in wins]
+    want = run_batch(tmodel, wins, feats, tmodel.punct_inputs).logits
+    got = run_batch(bmodel, wins, feats, bmodel.punct_inputs).logits
+    assert got.dtype == torch.float32 and got.shape == want.shape
+    assert not torch.equal(got, want)
+    torch.testing.assert_close(got, want, atol=0.2, rtol=0.05)
