@@ -48,7 +48,7 @@ SHELLCHECK = ["shellcheck", "--external-sources", "--severity=warning", "--exclu
 def shell_scripts() -> list[Path]:
     tops = [ROOT / "run.sh", ROOT / "path.sh", ROOT / "cmd.sh", ROOT / ".ci" / "run"]
     return (tops + sorted((ROOT / "local").glob("*.sh")) + sorted((ROOT / "local" / "steps").glob("*.sh"))
-            + sorted((ROOT / "recipes").glob("*/*.sh")))
+            + sorted((ROOT / "recipes").glob("*/*.sh")) + sorted((ROOT / "benchmarks").glob("*.sh")))
 
 
 def _shellcheck(files: list[Path]) -> subprocess.CompletedProcess:
