@@ -7,7 +7,8 @@ labels, so only on request); ``onnx`` (float32
 graph); ``onnx-int8`` (its weights quantized to int8 by onnxruntime's dynamic
 quantization: smaller, and not the same labels, so only on request); ``auto`` (the
 default): ``onnx`` when onnxruntime is installed and the model's family exports
-(``ONNX_MODELS``), else ``torch``.
+(``ONNX_MODELS``), ``torch-bf16`` for the transformer taggers (``BF16_MODELS``) on a CPU with
+native bfloat16, else ``torch``.
 
 The ONNX graph is exported from the checkpoint once (torch is needed then) and cached
 outside the repository as ``$PUNCT_CACHE/onnx/<sha256 of the model file>[.int8].onnx``
@@ -48,6 +49,11 @@ log = logging.getLogger(__name__)
 RUNTIMES = ("auto", "onnx", "onnx-int8", "torch", "torch-bf16")
 #: the model families whose graphs export and are checked against torch (tests/engine/test_runtime.py)
 ONNX_MODELS = frozenset({"tbrnn", "tbrnn_pre", "ta_brnn"})
+#: the families that ``auto`` runs as torch-bf16 on a CPU with native bfloat16: the transformer
+#: taggers (the accurate tier and its second stage), about twice as fast with the same F1 (on
+#: test2011, 5 of 12,626 labels differ from float32 torch: RESULTS.md, the accurate tier's runtimes);
+#: their graphs gain nothing on ONNX Runtime, and int8 weights change their states too much
+BF16_MODELS = frozenset({"transformer_tagger", "ta_transformer"})
 FORMAT = "punct-onnx-1"
 OPSET = 17
 #: windows per batch of a graph in punct restore: the exported attention's blocks are sized for
@@ -256,14 +262,17 @@ def load_for_restore(model_path: str | Path, runtime: str | None = None, threads
     from punct.engine.infer import decode_window_of
 
     torch.set_num_threads(max(1, int(threads)))
-    model, vocab, ck = load_model(model_path)
-    if choice == "torch-bf16":
-        from punct.engine.device import native_bf16
+    from punct.engine.device import native_bf16
 
+    model, vocab, ck = load_model(model_path)
+    used = "torch" if choice == "auto" else choice
+    if choice == "auto" and ck.get("model") in BF16_MODELS and native_bf16():
+        used = "torch-bf16"
+    if used == "torch-bf16":
         if not native_bf16():
             log.warning("runtime torch-bf16 on a CPU without native bfloat16 (AVX512-BF16 or AMX): it will be slower "
                         "than torch")
         model.punct_bf16 = True  # punct.engine.infer.run_batch runs it under torch.autocast
     tc = ck.get("train_config", {}) or {}
     return model, vocab, {"window": decode_window_of(tc), "batch_size": min(int(tc.get("batch_size", 32)), TORCH_BATCH),
-                          "mixed_spellings": ck.get("mixed_spellings")}, choice if choice != "auto" else "torch"
+                          "mixed_spellings": ck.get("mixed_spellings")}, used

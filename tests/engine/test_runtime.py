@@ -272,3 +272,18 @@ def test_torch_bf16_runs_the_torch_model_in_bfloat16_and_returns_float32(model_f
     assert got.dtype == torch.float32 and got.shape == want.shape
     assert not torch.equal(got, want)
     torch.testing.assert_close(got, want, atol=0.2, rtol=0.05)
+
+
+def test_auto_runs_a_transformer_family_as_torch_bf16_where_the_cpu_has_native_bfloat16(model_file, monkeypatch):
+    """auto: the families of BF16_MODELS run as torch-bf16 on a CPU with native bfloat16, as
+    torch elsewhere; the others as before (here ta_brnn stands in for a transformer tagger)."""
+    from punct.engine import device
+
+    monkeypatch.setattr(runtime, "onnx_available", lambda: False)
+    assert runtime.load_for_restore(model_file, "auto")[3] == "torch"  # ta_brnn is not a BF16 family
+    monkeypatch.setattr(runtime, "BF16_MODELS", frozenset({"ta_brnn"}))
+    for native, used in ((True, "torch-bf16"), (False, "torch")):
+        monkeypatch.setattr(device, "native_bf16", lambda native=native: native)
+        model, _, _, got = runtime.load_for_restore(model_file, "auto")
+        assert got == used and getattr(model, "punct_bf16", False) == native
+    assert runtime.load_for_restore(model_file, "torch")[3] == "torch"  # asked for: never changed
