@@ -71,11 +71,11 @@ Stages:
   7  train acoustic/joint models (corpora with pause or prosody data); tune the joint decisions
   8  decode                      every test set with every model -> exp/.../decode_<set>/
   9  score                       decode_<set>/scoring/{report.txt,report.json,confusion.txt,errors.txt}
-Each stage from 2 to 9 runs steps of local/steps/ (train.sh, decode.sh, score.sh, ...): each
-is a script of its own, with its inputs as arguments and its usage on --help.
   10 results                     exp/ -> RESULTS.md, and the score table on the terminal
   11 showcase                    the shipped default on real ASR output beside the engines (corpora
-                                 with a showcase: quick)"
+                                 with a showcase: quick)
+Each stage from 2 to 9 runs steps of local/steps/ (train.sh, decode.sh, score.sh, ...): each
+is a script of its own, with its inputs as arguments and its usage on --help."
 
 . local/log.sh
 . local/parse_options.sh
@@ -201,9 +201,7 @@ if run_stage 6; then
       hook)  # a corpus step between trainings (e.g. a teacher's posteriors)
         hook_step 6 ;;
       ensemble)  # nothing to train: record the members (punct.bin.results sums their training time)
-        for f in "${needs[@]}"; do
-          [ -f "$f" ] || die "stage 6: $name needs $f: not found (train $(basename "$(dirname "$f")") first)"
-        done
+        need_trained "$name" "${needs[@]}"
         mkdir -p "$dir"
         stage_cmd "$name" 6 9 > "$dir/run.cmd"
         printf '%s\n' "${needs[@]}" > "$dir/members.tmp" && mv "$dir/members.tmp" "$dir/members"

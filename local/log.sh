@@ -63,3 +63,12 @@ need_files() {
     [ -e "$f" ] || { _log_from 1 "ERROR: $step: $f not found"; exit 1; }
   done
 }
+# need_trained NAME MODEL...: fail naming the first MODEL (a best.pt that experiment NAME
+# trains on from or combines) that is not there yet, and the experiment that makes it
+need_trained() {
+  local name=$1 f
+  shift
+  for f in "$@"; do
+    [ -f "$f" ] || { _log_from 1 "ERROR: $name needs $f: not found (train $(basename "$(dirname "$f")") first)"; exit 1; }
+  done
+}

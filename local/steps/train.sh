@@ -26,9 +26,8 @@ name=${dir##*/}
 if [ -f "$dir/best.pt" ] && [ -f "$dir/.done" ] && [ "$force" != true ]; then
   log "train $name: $dir is finished; skipping"; exit 0
 fi
-for f in $needs; do
-  [ -f "$f" ] || die "$name needs $f: not found (train $(basename "$(dirname "$f")") first)"
-done
+# shellcheck disable=SC2086  # the files are words
+need_trained "$name" $needs
 need_files "train $name" "$config" "$train/text" "$valid/text"
 not_busy "$dir/.train.lock" "a training"
 mkdir -p "$dir/log"

@@ -256,7 +256,6 @@ class DataSet:
         self.path = Path(path)
         self.require_labels = require_labels
         self._utts: list[Utterance] | None = None
-        self.reads = 0  # how often the files were read (tests: once)
 
     def __fspath__(self) -> str:
         return str(self.path)
@@ -268,7 +267,6 @@ class DataSet:
     def utterances(self) -> list[Utterance]:
         if self._utts is None:
             self._utts = load_utterances(self.path, self.require_labels)
-            self.reads += 1
         return self._utts
 
     def mixed_spellings(self, min_count: int = 2) -> dict[str, str]:

@@ -265,11 +265,12 @@ def load_for_restore(model_path: str | Path, runtime: str | None = None, threads
     from punct.engine.device import native_bf16
 
     model, vocab, ck = load_model(model_path)
+    native = native_bf16()
     used = "torch" if choice == "auto" else choice
-    if choice == "auto" and ck.get("model") in BF16_MODELS and native_bf16():
+    if choice == "auto" and ck.get("model") in BF16_MODELS and native:
         used = "torch-bf16"
     if used == "torch-bf16":
-        if not native_bf16():
+        if not native:
             log.warning("runtime torch-bf16 on a CPU without native bfloat16 (AVX512-BF16 or AMX): it will be slower "
                         "than torch")
         model.punct_bf16 = True  # punct.engine.infer.run_batch runs it under torch.autocast
