@@ -80,7 +80,9 @@ class TwoStage(nn.Module):
         if cell not in ("gru", "lstm"):
             raise ValueError(f"cell must be gru or lstm, got {cell!r}")
         stage1_args = dict(stage1.get("model_args") or {})
-        if "pretrained" in stage1_args:  # its weights come from its checkpoint, not from a package
+        # a full stage one's weights come from its checkpoint, not from a package; an adapter
+        # stage one's file holds only its trained part, so its encoder is loaded as it trained
+        if "pretrained" in stage1_args and not stage1_args.get("adapter"):
             stage1_args["pretrained"] = False
         self.stage1 = build_model(stage1["model"], stage1_args, vocab_size)
         self.feature_names = list(feature_names)

@@ -137,3 +137,26 @@ def test_the_second_stage_spells_mixed_case_as_stage_one(tiny_mpnet, tagger, tin
     exp = tmp_path / "exp"
     train_second_stage(repo_root, first, tiny_model_data, exp, "max_epochs=1")
     assert ckpt.load(exp / "best.pt")["mixed_spellings"] == {"iphone": "iPhone", "mcdonald": "McDonald"}
+
+
+@pytest.mark.parametrize("adapter, expected", [("lora", True), ("", False)])
+def test_stage_one_encoder_comes_from_where_its_weights_live(monkeypatch, adapter, expected):
+    """A fine-tuned stage one's file holds all its weights (no published encoder is read); an
+    adapter stage one's file holds only its trained part, so its encoder must be the published
+    one: a random encoder under its adapters gave the pause stage garbage states."""
+    import punct.models.twostage as twostage
+
+    seen = {}
+
+    def fake_build(name, args, vocab_size):
+        seen.update(args)
+        raise RuntimeError("built")
+
+    monkeypatch.setattr(twostage, "build_model", fake_build)
+    with pytest.raises(RuntimeError, match="built"):
+        from punct.models import build_model
+
+        build_model("ta_transformer", {"hidden_size": 4, "feature_names": ["pause_after"],
+                                       "stage1": {"model": "transformer_tagger",
+                                                  "model_args": {"pretrained": True, "adapter": adapter}}}, 10)
+    assert seen["pretrained"] is expected
