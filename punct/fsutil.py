@@ -3,6 +3,7 @@ runs out of one directory."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 import tempfile
@@ -489,3 +490,12 @@ def claim_dir(path: str | Path, ours: Callable[[Path], bool] | None = None) -> P
     if not mark.exists():
         mark.write_text("written by punct; a rerun may write here again\n")
     return path
+
+
+def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of the file at ``path``, in hex (read in 4 MB blocks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -21,7 +21,6 @@ phone error rate of 9.0% (73,123 rules).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -35,7 +34,7 @@ from typing import Iterable, Sequence
 
 from punct.align.dictionary import edit_distance, read_dictionary
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.fsutil import atomic_write, file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -249,11 +248,7 @@ def default_cache_dir() -> Path:
 
 def dictionary_hash(path: str | Path) -> str:
     """The first 16 hex digits of the SHA-256 of the file at PATH (the key of cached rules)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:16]
+    return file_sha256(path)[:16]
 
 
 def load_or_train(dict_path: str | Path, model_path: str | Path | None = None) -> LetterToSound:

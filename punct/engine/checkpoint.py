@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from punct.errors import PunctError
-from punct.fsutil import atomic_write
+from punct.fsutil import atomic_write, file_sha256
 from punct.text.labels import LABELS
 
 FORMAT = "punct-model-1"
@@ -55,7 +55,24 @@ def load(path: str | Path) -> dict[str, Any]:
         raise PunctError(f"not a punct checkpoint (expected format {FORMAT})", path)
     if tuple(ck.get("labels", ())) != LABELS:
         raise PunctError(f"checkpoint labels {ck.get('labels')} differ from {list(LABELS)}", path)
+    if ck.get("stage1_file"):
+        _fill_stage1(path, ck)
     return ck
+
+
+def _fill_stage1(path: Path, ck: dict[str, Any]) -> None:
+    """A second stage exported with ``--stage1-file`` (punct.bin.export) holds its own weights
+    only; its ``stage1.*`` weights are those of the file it names, beside it, checked against
+    the sha256 it recorded (so the pair decodes as it was trained)."""
+    ref = ck["stage1_file"]
+    other = path.parent / ref["file"]
+    if not other.is_file():
+        raise PunctError(f"its stage one {ref['file']} is missing beside it (the pair ships together)", path)
+    if file_sha256(other) != ref["sha256"]:
+        raise PunctError(f"its stage one {other} is not the file it was trained on (sha256 differs): "
+                         "retrain or re-export the second stage", path)
+    st1 = load(other)["state_dict"]
+    ck["state_dict"] = dict(ck["state_dict"], **{"stage1." + k: v for k, v in st1.items()})
 
 
 def load_model(path: str | Path):

@@ -32,7 +32,6 @@ that one graph serves windows of any lengths.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -43,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from punct.errors import PunctError
+from punct.fsutil import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -90,12 +90,8 @@ def cache_dir() -> Path:
     return Path(os.environ.get("PUNCT_CACHE") or Path.home() / ".cache" / "punct") / "onnx"
 
 
-def file_digest(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+#: the key of a model's ONNX export (the SHA-256 of the model file)
+file_digest = file_sha256
 
 
 def onnx_path(digest: str, int8: bool = False) -> Path:

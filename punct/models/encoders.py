@@ -28,6 +28,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from punct.fsutil import file_sha256
+
 log = logging.getLogger(__name__)
 
 
@@ -85,21 +87,13 @@ def cache_root() -> Path:
     return Path(base) / "encoders"
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _check(spec: Encoder, d: Path) -> str | None:
     """None when the folder ``d`` holds every checked file with its published sha256, else what is wrong."""
     for fname, digest in spec.sha256:
         p = d / fname
         if not p.is_file():
             return f"{p} is missing"
-        got = _sha256(p)
+        got = file_sha256(p)
         if got != digest:
             return f"{p} has sha256 {got[:12]}..., expected {digest[:12]}..."
     return None

@@ -160,3 +160,45 @@ def test_stage_one_encoder_comes_from_where_its_weights_live(monkeypatch, adapte
                                        "stage1": {"model": "transformer_tagger",
                                                   "model_args": {"pretrained": True, "adapter": adapter}}}, 10)
     assert seen["pretrained"] is expected
+
+
+def test_second_stage_ships_beside_its_stage_one(tiny_mpnet, tiny_lora_tagger, tiny_model_data, repo_root, tmp_path):
+    """punct.bin.export --stage1-file: the pause stage's file leaves the tagger's weights out and
+    loads them from the tagger's file beside it (models/accurate/: the tagger ships once), with
+    the same outputs; a changed or missing tagger file gives one clear line."""
+    import shutil
+
+    import numpy as np
+
+    from punct.bin.export import export
+    from punct.errors import PunctError
+
+    exp = tmp_path / "exp"
+    train_second_stage(repo_root, tiny_lora_tagger, tiny_model_data, exp, "max_epochs=1")
+    ship = tmp_path / "ship"
+    ship.mkdir()
+    shutil.copy(tiny_lora_tagger, ship / "tagger.pt")
+    export(exp / "best.pt", ship / "pauses.pt", stage1_file=ship / "tagger.pt")
+    raw = torch.load(ship / "pauses.pt", weights_only=True)
+    assert raw["state_dict"] and not any(k.startswith("stage1.") for k in raw["state_dict"])
+    assert raw["stage1_file"]["file"] == "tagger.pt"
+    full, inputs, _ = ckpt.load_model(exp / "best.pt")
+    shipped, _, _ = ckpt.load_model(ship / "pauses.pt")
+    arr = np.array([inputs.encode(["w1", "w2", "cats", "w3"])])
+    feats = np.random.default_rng(0).normal(size=(1, 4, 2)).astype(np.float32)
+    kw = inputs.tensors(arr, np.array([4]), feats=feats)
+    assert torch.equal(full(**kw), shipped(**kw))
+    export(exp / "best.pt", ship / "half.pt", half=True, stage1_file=ship / "tagger.pt")  # stage two in float16
+    assert torch.allclose(full(**kw), ckpt.load_model(ship / "half.pt")[0](**kw), atol=1e-2)
+    # another tagger in its place: refused, not decoded with the wrong stage one
+    other = ckpt.load(tiny_lora_tagger)
+    other["state_dict"] = {k: v + 1 for k, v in other["state_dict"].items()}
+    ckpt.save(ship / "tagger.pt", {k: v for k, v in other.items() if k != "format"})
+    with pytest.raises(PunctError, match="not the file it was trained on"):
+        ckpt.load(ship / "pauses.pt")
+    with pytest.raises(PunctError, match="weights differ"):
+        export(exp / "best.pt", ship / "again.pt", stage1_file=ship / "tagger.pt")
+    assert not (ship / "again.pt").exists()
+    (ship / "tagger.pt").unlink()
+    with pytest.raises(PunctError, match="missing beside it"):
+        ckpt.load(ship / "pauses.pt")
