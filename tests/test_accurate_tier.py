@@ -63,11 +63,26 @@ def test_punct_restore_takes_the_name_and_a_missing_file_is_one_line(tiny_accura
         restorer.resolve_model("accurate")
 
 
+def test_the_name_takes_the_pause_stage_when_it_ships(tiny_accurate, monkeypatch):
+    from punct.engine import restorer
+
+    pauses = tiny_accurate.parent / "pauses.pt"
+    monkeypatch.setitem(restorer.NAMED_MODELS, "accurate", (pauses, tiny_accurate))
+    assert restorer.resolve_model("accurate") == tiny_accurate  # the tagger alone
+    pauses.write_bytes(tiny_accurate.read_bytes())
+    assert restorer.resolve_model("accurate") == pauses
+
+
 def test_the_shipped_state_file_is_the_repository_s(monkeypatch):
     from punct.engine.restorer import NAMED_MODELS
 
-    link = NAMED_MODELS["accurate"]
-    assert link.is_symlink() and os.readlink(link) == "../../models/accurate/tagger.pt"
+    pauses, link = NAMED_MODELS["accurate"]
+    assert link.parent.is_symlink() and os.readlink(link.parent) == "../../models/accurate"
+    assert link.name == "tagger.pt" and pauses.parent == link.parent
+    if pauses.is_file():  # the pause stage: its own weights only, the tagger's read from beside it
+        ck = torch.load(pauses, map_location="cpu", weights_only=True)
+        assert ck["model"] == "ta_transformer" and ck["stage1_file"]["file"] == "tagger.pt"
+        assert not any(k.startswith("stage1.") for k in ck["state_dict"]) and pauses.stat().st_size <= 4_000_000
     if link.is_file():  # the trained part in git: small, and a state the recipe resumes
         assert link.stat().st_size <= 8_000_000
         ck = torch.load(link, map_location="cpu", weights_only=True)

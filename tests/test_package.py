@@ -56,6 +56,8 @@ def test_the_wheel_holds_the_model_the_kernel_source_and_the_dependencies(wheel)
                     if line.startswith("Requires-Dist:")]
     assert model.file_size == (ROOT / "models" / "default.pt").stat().st_size  # the file, not a link
     assert "punct/models/csrc/additive.cpp" in names and "punct/api.py" in names
+    shipped = {p.name for p in (ROOT / "models" / "accurate").glob("*.pt")}  # the accurate tier, as files
+    assert {f"punct/assets/accurate/{n}" for n in shipped} <= names
     assert not any(n.startswith(("tests/", "exp/", "data/")) for n in names)
     runtime = {r.split(">")[0].split("=")[0].split("<")[0].split(";")[0].strip().lower() for r in requires
                if "extra ==" not in r}

@@ -59,9 +59,13 @@ def _joined(unit: Sequence[Word]) -> Word:
 
 
 #: models the project ships, by name (``--model accurate``): in the repository links to
-#: models/, in an installed package the files themselves
-NAMED_MODELS = {"default": DEFAULT_MODEL,
-                "accurate": Path(__file__).resolve().parents[1] / "assets" / "accurate.pt"}
+#: models/, in an installed package the files themselves. A tuple: the first file there is.
+#: The accurate tier is its pause stage when shipped (it reads the pauses of timed input;
+#: words without times take the tagger's own decisions), else the tagger alone.
+_ASSETS = Path(__file__).resolve().parents[1] / "assets"
+NAMED_MODELS: dict[str, Path | tuple[Path, ...]] = {
+    "default": DEFAULT_MODEL,
+    "accurate": (_ASSETS / "accurate" / "pauses.pt", _ASSETS / "accurate" / "tagger.pt")}
 
 
 def is_named_model(path: str | Path) -> bool:
@@ -75,9 +79,11 @@ def resolve_model(path: str | Path | None) -> Path:
     says how to get one when it is missing."""
     if path is not None and is_named_model(path):
         named = NAMED_MODELS[str(path)]
-        if not named.is_file():
-            raise PunctError(f"the shipped model {path!r} is missing from this installation", named)
-        return named
+        files = named if isinstance(named, tuple) else (named,)
+        there = [p for p in files if p.is_file()]
+        if not there:
+            raise PunctError(f"the shipped model {path!r} is missing from this installation", files[-1])
+        return there[0]
     if path is not None:
         from punct.fsutil import check_input
 
