@@ -1,6 +1,7 @@
-"""The parts of a training run that carry it across machines and time budgets: writing its
-state file (punct.engine.carry), timing validation, telling when the time budget leaves no
-room for another step, and ending the run there (punct.engine.train._Run inherits them)."""
+"""The parts of a training run that keep it and carry it across machines and time budgets:
+its files (checkpoint.pt, best.pt, the validation curve and the state file of
+punct.engine.carry), timing validation, telling when the time budget leaves no room for
+another step, and ending the run there (punct.engine.train._Run inherits them)."""
 from __future__ import annotations
 
 import logging
@@ -9,16 +10,30 @@ from typing import Any
 
 import torch
 
+from punct.engine import checkpoint as ckpt
 from punct.engine import signals
 
 log = logging.getLogger("punct.engine.train")
 
 
 class BudgetedRun:
-    """What punct.engine.train._Run does with a state file and a time budget. It reads the run's
-    ``prog``, ``model``, ``opt``, ``validate``, ``payload()``, ``save_checkpoint()``,
-    ``note_validation()`` and the attributes ``_Run.__init__`` sets (``state``, ``deadline``,
+    """What punct.engine.train._Run does with its files, a state file and a time budget. It
+    reads the run's ``prog``, ``model``, ``opt``, ``validate``, ``_payload``, ``note_validation()`` and the attributes
+    ``_Run.__init__`` sets (``exp_dir``, ``ck_path``, ``main``, ``state``, ``deadline``,
     ``valid_seconds``, ``valid_words``, ``trained_now``, ``save_seconds``)."""
+
+    def payload(self) -> dict[str, Any]:
+        """What every saved model holds: the model's name, arguments and weights, its inputs, the config."""
+        return dict(self._payload, state_dict={k: v.cpu() for k, v in self.model.state_dict().items()})
+
+    def save_checkpoint(self) -> None:
+        if self.main:
+            ckpt.save(self.ck_path, dict(self.payload(), optimizer=self.opt.state_dict(), progress=self.prog,
+                                         rng=torch.get_rng_state()))
+
+    def save_best(self, epoch: int, ppl: float, f1: float) -> None:
+        if self.main:
+            ckpt.save(self.exp_dir / "best.pt", dict(self.payload(), epoch=epoch, valid_ppl=ppl, valid_f1=f1))
 
     def save_state(self) -> None:
         """Write the state file (``state``) from where the run stands, if it carries one."""

@@ -211,15 +211,6 @@ class _Run(BudgetedRun):
         self.trained_now = False  # whether this call has trained a step
         self.save_seconds = 30.0  # what the time budget keeps for writing the files (set by train)
 
-    def payload(self) -> dict[str, Any]:
-        """What every saved model holds: the model's name, arguments and weights, its inputs, the config."""
-        return dict(self._payload, state_dict={k: v.cpu() for k, v in self.model.state_dict().items()})
-
-    def save_checkpoint(self) -> None:
-        if self.main:
-            ckpt.save(self.ck_path, dict(self.payload(), optimizer=self.opt.state_dict(), progress=self.prog,
-                                         rng=torch.get_rng_state()))
-
     def note_validation(self, ppl: float, f1: float, partial: bool) -> None:
         """A point of the validation curve against the words seen (the state file's record)."""
         self.prog.setdefault("valid_curve", []).append(
@@ -227,10 +218,6 @@ class _Run(BudgetedRun):
              "epoch": self.prog["epoch"] + (0 if partial else 1), "batch": self.prog["batch"],
              "valid_ppl": round(ppl, 4), "valid_f1": round(f1, 2), "partial_epoch": partial,
              "by_mark": {m: c["f1"] for m, c in LAST_BY_MARK.items()}})
-
-    def save_best(self, epoch: int, ppl: float, f1: float) -> None:
-        if self.main:
-            ckpt.save(self.exp_dir / "best.pt", dict(self.payload(), epoch=epoch, valid_ppl=ppl, valid_f1=f1))
 
     def validate_warm_start(self) -> None:
         """A new warm start: the starting weights are the best model until an epoch beats them on
@@ -291,10 +278,10 @@ class _Run(BudgetedRun):
         return epoch_batches(self.cfg, self.cfg.seed, len(self.train_sl), epoch)
 
     def run_epoch(self, got) -> bool:
-        """The batches of the current epoch from ``prog["batch"]`` on, with progress (a bar on a
-        terminal, else a log line every PROGRESS_LOG_SECONDS) and checkpoints every
-        ``checkpoint_minutes``; a stop signal in ``got`` saves the batch and raises Interrupted.
-        Returns True when the time budget ends the epoch before its last batch."""
+        """The batches of the current epoch from ``prog["batch"]`` on, with progress
+        (_EpochProgress) and checkpoints every ``checkpoint_minutes``; a stop signal in ``got``
+        saves the batch and raises Interrupted. Returns True when the time budget ends the
+        epoch before its last batch."""
         cfg, prog = self.cfg, self.prog
         epoch = prog["epoch"]
         if cfg.lr_schedule in ("halving", "plateau"):
@@ -302,56 +289,36 @@ class _Run(BudgetedRun):
                 group["lr"] = cfg.lr * prog.get("lr_scale", 1.0)
         batches = self.batches(epoch)
         total_steps = cfg.max_epochs * len(batches)
-        bar = _progress(len(batches), prog["batch"], f"epoch {epoch + 1}") if self.main else None
-        t_epoch = time.monotonic()
-        seconds_before = prog["seconds"]
-        last_log = t_last = t_epoch
-        first_batch = prog["batch"]
+        shown = _EpochProgress(self.main, epoch, len(batches), prog)
         for b in range(prog["batch"], len(batches)):
-            if self.out_of_time((time.monotonic() - t_epoch) / max(1, b - first_batch)):
-                if bar is not None:
-                    bar.close()
+            if self.out_of_time(shown.step_seconds(b)):
+                shown.close()
                 return True
             n_words = self.step(epoch, b, batches[b], epoch * len(batches) + b, total_steps, prog)
             self.trained_now = True
-            prog["words"] += n_words
-            prog["words_seen"] = prog.get("words_seen", 0) + n_words
-            prog["step"] = epoch * len(batches) + b + 1
-            prog["batch"] = b + 1
-            now = time.monotonic()
-            prog["seconds_total"] = prog.get("seconds_total", 0.0) + (now - t_last)
-            t_last = now
-            prog["seconds"] = seconds_before + (now - t_epoch)
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(loss=f"{prog['loss_sum'] / max(1, prog['loss_words']):.4f}",
-                                wps=f"{prog['words'] / max(1e-9, prog['seconds']):.0f}")
+            shown.count(b, n_words)
             if self.on_step is not None:
                 self.on_step(epoch, b + 1)
-            if now - last_log >= PROGRESS_LOG_SECONDS and bar is None and self.main:
-                last_log = now
-                left = (now - t_epoch) / (b + 1 - first_batch) * (len(batches) - b - 1)
-                log.info("epoch %d batch %d/%d: train loss %.4f, %.0f words/s, the epoch's batches end in %.0f min",
-                         epoch + 1, b + 1, len(batches), prog["loss_sum"] / max(1, prog["loss_words"]),
-                         prog["words"] / max(1e-9, prog["seconds"]), left / 60)
             signum = got.agreed(self.world)
             if signum:  # a stop signal: this batch is kept (the module docstring of punct.engine.signals)
-                self.save_checkpoint()
-                self.save_state()
-                if bar is not None:
-                    bar.close()
-                name = signals.signal_name(signum)
-                log.info("%s: stopped at epoch %d, batch %d of %d; checkpoint saved", name, epoch + 1, b + 1,
-                         len(batches))
-                raise signals.Interrupted(f"training stopped by {name} at epoch {epoch + 1}, batch {b + 1} of "
-                                          f"{len(batches)}; rerun the same command to resume from this "
-                                          "checkpoint", self.ck_path, signum, quiet=not self.main)
-            if now - self.last_save >= self.cfg.checkpoint_minutes * 60.0 and b + 1 < len(batches):
+                shown.close()
+                self.stop_by_signal(signum, b + 1, len(batches))
+            if time.monotonic() - self.last_save >= self.cfg.checkpoint_minutes * 60.0 and b + 1 < len(batches):
                 self.save_checkpoint()
                 self.last_save = time.monotonic()
-        if bar is not None:
-            bar.close()
+        shown.close()
         return False
+
+    def stop_by_signal(self, signum: int, batch: int, n_batches: int) -> None:
+        """A stop signal after ``batch`` of the epoch: save the checkpoint and the state file,
+        then raise Interrupted (a rerun resumes at the next batch)."""
+        self.save_checkpoint()
+        self.save_state()
+        name, epoch = signals.signal_name(signum), self.prog["epoch"] + 1
+        log.info("%s: stopped at epoch %d, batch %d of %d; checkpoint saved", name, epoch, batch, n_batches)
+        raise signals.Interrupted(f"training stopped by {name} at epoch {epoch}, batch {batch} of {n_batches}; "
+                                  "rerun the same command to resume from this checkpoint", self.ck_path, signum,
+                                  quiet=not self.main)
 
     def end_epoch(self) -> None:
         """Validate the epoch just trained, keep it as best.pt (and a snapshot) if it is, apply
@@ -360,9 +327,6 @@ class _Run(BudgetedRun):
         epoch = prog["epoch"]
         ppl, f1 = self.timed_validate()
         self.note_validation(ppl, f1, partial=False)
-        row = {"epoch": epoch + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
-               "valid_f1": f1, "seconds": round(prog["seconds"], 1),
-               "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
         improved = improves(cfg, prog, ppl, f1)
         if cfg.average_best:  # this epoch's weights, before a schedule goes back to the best ones
             keep_snapshot(cfg, prog, self.exp_dir, dict(self.payload(), epoch=epoch + 1, valid_ppl=ppl, valid_f1=f1),
@@ -371,11 +335,7 @@ class _Run(BudgetedRun):
             halving_step(cfg, prog, ppl, improved, self.model, self.exp_dir / "best.pt")
         elif cfg.lr_schedule == "plateau" and not improved:
             plateau_step(cfg, prog, self.model, self.exp_dir / "best.pt", self.world)
-        mark = " (best)" if improved and cfg.select_by != "last" else ""  # beside the score that selects
-        ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
-        log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
-                 row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
-        prog["history"] = prog["history"] + [row]
+        prog["history"] = prog["history"] + [_epoch_row(cfg, prog, ppl, f1, improved)]
         if improved:
             prog["best_ppl"], prog["best_f1"], prog["best_epoch"], prog["bad_epochs"] = ppl, f1, epoch + 1, 0
             self.save_best(epoch + 1, ppl, f1)
@@ -402,12 +362,7 @@ class _Run(BudgetedRun):
             average_snapshots(cfg, prog, self.model, self.exp_dir, self.payload, self.rank, self.world,
                               validate=self.validate)
             self.save_checkpoint()
-        if stop_reason is not None:
-            why = "by hand"
-        elif prog.get("halved_out"):
-            why = "halving"
-        else:
-            why = "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
+        why = _why_stopped(cfg, prog, stop_reason)
         log.info("training stopped (%s) after %d epochs; best (by %s) at epoch %d: valid ppl %.4f, F1 %.1f -> %s",
                  why, prog["epoch"], cfg.select_by, prog["best_epoch"], prog["best_ppl"],
                  prog.get("best_f1", math.nan), self.exp_dir / "best.pt")
@@ -419,6 +374,71 @@ class _Run(BudgetedRun):
 
             dist.barrier()
         return prog
+
+
+def _epoch_row(cfg: TrainConfig, prog: dict[str, Any], ppl: float, f1: float, improved: bool) -> dict[str, Any]:
+    """The train log's row of the epoch just validated, logged as a line."""
+    row = {"epoch": prog["epoch"] + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
+           "valid_f1": f1, "seconds": round(prog["seconds"], 1),
+           "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
+    mark = " (best)" if improved and cfg.select_by != "last" else ""  # beside the score that selects
+    ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
+    log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
+             row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
+    return row
+
+
+def _why_stopped(cfg: TrainConfig, prog: dict[str, Any], stop_reason: str | None) -> str:
+    """Why training ended (train_done.json's ``why``)."""
+    if stop_reason is not None:
+        return "by hand"
+    if prog.get("halved_out"):
+        return "halving"
+    return "patience" if prog["bad_epochs"] >= cfg.patience else "max_epochs"
+
+
+class _EpochProgress:
+    """An epoch's bookkeeping after each step: the words and seconds of ``prog`` (what the
+    log's words/s and the state file's training time come from), and what the user sees: a
+    tqdm bar on a terminal, else a log line every PROGRESS_LOG_SECONDS (on the main rank)."""
+
+    def __init__(self, main: bool, epoch: int, n_batches: int, prog: dict[str, Any]) -> None:
+        self.main, self.epoch, self.n_batches, self.prog = main, epoch, n_batches, prog
+        self.first_batch = prog["batch"]
+        self.seconds_before = prog["seconds"]
+        self.t_epoch = self.t_last = self.last_log = time.monotonic()
+        self.bar = _progress(n_batches, prog["batch"], f"epoch {epoch + 1}") if main else None
+
+    def step_seconds(self, b: int) -> float:
+        """The mean time of a step so far in this call (0 before the first)."""
+        return (time.monotonic() - self.t_epoch) / max(1, b - self.first_batch)
+
+    def count(self, b: int, n_words: int) -> None:
+        """Batch ``b`` of the epoch was trained on ``n_words`` words."""
+        prog = self.prog
+        prog["words"] += n_words
+        prog["words_seen"] = prog.get("words_seen", 0) + n_words
+        prog["step"] = self.epoch * self.n_batches + b + 1
+        prog["batch"] = b + 1
+        now = time.monotonic()
+        prog["seconds_total"] = prog.get("seconds_total", 0.0) + (now - self.t_last)
+        self.t_last = now
+        prog["seconds"] = self.seconds_before + (now - self.t_epoch)
+        loss = prog["loss_sum"] / max(1, prog["loss_words"])
+        speed = prog["words"] / max(1e-9, prog["seconds"])
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix(loss=f"{loss:.4f}", wps=f"{speed:.0f}")
+        elif self.main and now - self.last_log >= PROGRESS_LOG_SECONDS:
+            self.last_log = now
+            left = (now - self.t_epoch) / (b + 1 - self.first_batch) * (self.n_batches - b - 1)
+            log.info("epoch %d batch %d/%d: train loss %.4f, %.0f words/s, the epoch's batches end in %.0f min",
+                     self.epoch + 1, b + 1, self.n_batches, loss, speed, left / 60)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def _fit(model, cfg: TrainConfig, inputs, train_set, validate: Callable[[], tuple[float, float]], exp_dir: Path,
