@@ -18,7 +18,7 @@ from punct.engine.restorer import Restorer
 from punct.io.live import LineReader, LiveWriter
 from punct.io.sentences import CueLimits, punctuated, spelling
 from punct.text.words import Word
-from tests.engine.test_restorer import WORDS, make_tiny_model
+from tests.tiny_models import WORDS, make_tiny_model
 
 
 @pytest.fixture(autouse=True)

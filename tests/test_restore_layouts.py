@@ -9,7 +9,7 @@ from punct.errors import PunctError
 from punct.engine.restorer import Restorer
 from punct.restore import restore_file
 from punct.text.words import Utterance, Word
-from tests.engine.test_restorer import make_tiny_model
+from tests.tiny_models import make_tiny_model
 
 
 #: windows of a few words run on one torch thread (tests/conftest.py)
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    """The tiny T-BRNN of tests/engine/test_restorer.py: (path, model, vocabulary)."""
+    """The tiny T-BRNN of tests/tiny_models.py: (path, model, vocabulary)."""
     path = tmp_path_factory.mktemp("model") / "tiny.pt"
     return (path, *make_tiny_model(path))
 

@@ -14,26 +14,7 @@ from punct.io.writer import output_format, render_text, write_output
 from punct.text.labels import LABELS, label_id
 from punct.restore import restore_file
 from punct.text.words import Utterance, Word
-
-WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "it", "'s",
-         "so", "what", "is", "next", "thank", "you"]
-
-
-def make_tiny_model(path, seed=0, window=16):
-    """A randomly initialised small T-BRNN saved like punct.engine.train saves best.pt."""
-    from punct.engine import checkpoint
-    from punct.models import build_model, resolved_model_args
-
-    torch.manual_seed(seed)
-    vocab = Vocabulary.build([WORDS], min_count=1)
-    args = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8})
-    model = build_model("tbrnn", args, len(vocab))
-    with torch.no_grad():  # punctuator2 starts output weights at zero: shake them so every label is predicted
-        for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.7)
-    checkpoint.save(path, {"model": "tbrnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
-                           "state_dict": model.state_dict(), "train_config": {"slice_length": window, "batch_size": 4}})
-    return model.eval(), vocab
+from tests.tiny_models import make_pause_model, make_tiny_model
 
 
 @pytest.fixture(autouse=True)
@@ -289,20 +270,6 @@ def test_datadir_text_with_segments_is_read_in_recordings(tiny, tmp_path):
     (d / "segments").write_text(segments.replace("a-call-4 call 4.5 5.0\n", ""))
     with pytest.raises(PunctError, match="utterance 'a-call-4' of text is not in segments"):
         read_input(d)
-
-
-def make_pause_model(path, sets=("pause",), columns=("pause_after",)):
-    """Che et al.'s Pause model (no weights) saved as a checkpoint over the WORDS vocabulary."""
-    from punct.engine import checkpoint
-    from punct.engine.inputs import FeatureInputs
-    from punct.models import resolved_model_args
-
-    vocab = Vocabulary.build([WORDS], min_count=1)
-    inputs = FeatureInputs(vocab, list(sets), list(columns), normalize=False)
-    args = resolved_model_args("che_pause", {"feature_names": list(columns)})
-    checkpoint.save(path, {"model": "che_pause", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
-                           "state_dict": {}, "inputs": inputs.state(),
-                           "train_config": {"slice_length": 8, "batch_size": 4}})
 
 
 def test_a_pause_model_restores_a_ctm_from_its_word_times(tmp_path):

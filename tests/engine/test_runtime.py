@@ -89,7 +89,7 @@ def test_auto_prefers_onnx_and_falls_back_to_torch(model_file, cache, monkeypatc
 
 
 def test_a_family_that_does_not_export_runs_on_torch_in_auto(tmp_path, cache):
-    from tests.engine.test_restorer import make_pause_model
+    from tests.tiny_models import make_pause_model
 
     make_pause_model(tmp_path / "pause.pt")
     assert runtime.load_for_restore(tmp_path / "pause.pt", "auto")[3] == "torch"
