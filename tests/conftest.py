@@ -1,5 +1,5 @@
 """Shared fixtures: the repository root, the corpus directory, tiny data directories, a tiny
-random MPNet standing in for all-mpnet-base-v2."""
+random MPNet standing in for all-mpnet-base-v2, speech synthesized by Festival."""
 from __future__ import annotations
 
 import os
@@ -123,3 +123,26 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(n)
+
+
+#: Sentences spoken by Festival for the aligner, recognizer and ``punct recognize`` tests (no digits: Festival reads those its own way).
+SENTENCES = (
+    "The printer set the type by hand, one letter at a time.",
+    "She said it would rain before the evening, but the sky stayed clear.",
+    "Nobody knew why the old clock in the tower had stopped.",
+)
+
+
+@pytest.fixture(scope="session")
+def festival_speech(tmp_path_factory):
+    """[(wav path, true words with times)] of SENTENCES; skipped when festival is missing."""
+    from punct.align import festival
+
+    if not festival.available():
+        pytest.skip("festival is not installed (local/setup_env.sh installs festival festvox-kallpc16k)")
+    d = tmp_path_factory.mktemp("festival")
+    out = []
+    for i, s in enumerate(SENTENCES):
+        wav = Path(d) / f"s{i}.wav"
+        out.append((wav, festival.synthesize(s, wav)))
+    return out

@@ -1,3 +1,5 @@
+"""punct.bin.score (``punct score``): the table, JSON and report files, data directories and
+CTMs with segments, bootstrap intervals, one-line errors, scoring without torch."""
 import json
 import os
 import subprocess

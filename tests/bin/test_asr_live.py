@@ -5,6 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
+pytest.importorskip("pocketsphinx")
+
 
 def test_recognize_prints_ctm_lines_with_running_times(festival_speech):
     wavs = [str(w) for w, _ in festival_speech[:2]]
@@ -24,3 +28,11 @@ def test_recognize_prints_ctm_lines_with_running_times(festival_speech):
     reader = LineReader()
     words = [w for k, x in enumerate(r.stdout.splitlines(), 1) for c in reader.feed(x, k) for w in c.words]
     assert reader.kind == "ctm" and len(words) == len(lines) and reader.warnings == 0
+
+
+def test_a_missing_audio_file_is_one_line_and_nothing_is_printed(tmp_path, capsys):
+    from punct.bin import asr_live
+
+    assert asr_live.main([str(tmp_path / "none.wav"), "--gap", "0"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip().splitlines() == [f"error: {tmp_path / 'none.wav'}: audio file not found"]

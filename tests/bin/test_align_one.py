@@ -1,4 +1,5 @@
-"""Entry points of the audio path: --help without torch, ``punct align``, one-line errors."""
+"""``punct align`` (punct.bin.align_one) on Festival speech: a CTM, a phone CTM and a TextGrid,
+one-line errors; and the --help of every entry point of the audio path, without torch."""
 from __future__ import annotations
 
 import os

@@ -1,5 +1,5 @@
-"""punct.bin.joint_tune and punct.bin.joint_decode: help without torch, one-line errors,
-and the tune -> decode chain on a tiny corpus."""
+"""punct.bin.joint_tune (and punct.bin.joint_decode after it): help without torch, and the
+tune -> decode chain on a tiny corpus (joint_decode's own errors: test_joint_decode.py)."""
 import importlib.util
 import os
 import subprocess
@@ -20,15 +20,6 @@ def test_help_does_not_import_torch(mod, flag):
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert r.returncode == 0, r.stderr
     assert "usage" in r.stdout and flag in r.stdout
-
-
-def test_missing_model_is_one_line_error(tmp_path, capsys):
-    from punct.bin import joint_decode
-
-    rc = joint_decode.main(["--lexical", str(tmp_path / "l.pt"), "--acoustic", str(tmp_path / "a.pt"), "--config",
-                            str(ROOT / "conf/joint.yaml"), "--data", str(tmp_path), "--out", str(tmp_path / "o")])
-    assert rc == 1
-    assert capsys.readouterr().err.strip().splitlines() == [f"error: {tmp_path / 'l.pt'}: model file not found"]
 
 
 def _models_conftest():

@@ -1,3 +1,5 @@
+"""punct.bin.restore (``punct restore``): inputs from files and standard input, every output form,
+one-line errors for bad inputs and options, help without torch."""
 import os
 import random
 import subprocess

@@ -1,3 +1,5 @@
+"""punct.bin.pause_feats: the pause features of a data directory from its word times (help
+without torch, a one-line error without word_times, segments chained, the .done mark)."""
 import os
 import subprocess
 import sys

@@ -1,4 +1,5 @@
-"""punct.bin.wer: hypothesis WER by punct.scoring.score and by NIST sclite, on a hand-counted example."""
+"""punct.scoring.wer (through its entry point punct.bin.wer): hypothesis WER by punct.scoring.score
+and by NIST sclite on a hand-counted example, the STM and CTM sclite reads, errors found first."""
 from __future__ import annotations
 
 import json
