@@ -146,3 +146,37 @@ def festival_speech(tmp_path_factory):
         wav = Path(d) / f"s{i}.wav"
         out.append((wav, festival.synthesize(s, wav)))
     return out
+
+
+@pytest.fixture(scope="session")
+def tiny_data(tmp_path_factory):
+    """(train_dir, valid_dir) of the synthetic corpus (tests/synthetic.py)."""
+    from punct.data.datadir import write_datadir
+    from tests.synthetic import make_utts
+
+    root = tmp_path_factory.mktemp("tiny")
+    write_datadir(root / "train", make_utts(12, 60, 1))
+    write_datadir(root / "dev", make_utts(3, 40, 2))
+    return root / "train", root / "dev"
+
+
+@pytest.fixture(scope="session")
+def tiny_args() -> list[str]:
+    """Overrides that make conf/tbrnn.yaml a small, fast T-BRNN."""
+    return ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8", "threads=1"]
+
+
+@pytest.fixture(scope="session")
+def tiny_cfg(tiny_args):
+    """``tiny_cfg(*overrides)``: conf/tbrnn.yaml as that T-BRNN, 2 epochs of 20-word slices in
+    batches of 4, a checkpoint after every batch (the training tests)."""
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+
+    conf = ROOT / "conf" / "tbrnn.yaml"
+
+    def make(*extra: str):
+        return load_config(conf, TrainConfig, tiny_args + ["batch_size=4", "slice_length=20", "max_epochs=2",
+                                                           "checkpoint_minutes=0", *extra])
+
+    return make

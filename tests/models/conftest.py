@@ -1,10 +1,9 @@
-"""Tiny corpora for the model tests (the same synthetic rule as tests/engine), with word
+"""Tiny corpora for the model tests (the synthetic rule of tests/synthetic.py), with word
 times (some words untimed), pause features and made-up pitch/energy features, so the
 acoustic and fusion models train on them too; and tiny stage-one models for the
 two-stage configs."""
 from __future__ import annotations
 
-import importlib.util
 import random
 from pathlib import Path
 
@@ -12,11 +11,7 @@ import numpy as np
 import pytest
 
 from punct.data.datadir import load_utterances, write_datadir
-
-_spec = importlib.util.spec_from_file_location("engine_synthetic", Path(__file__).resolve().parents[1] / "engine" / "conftest.py")
-_engine = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_engine)
-make_utts = _engine.make_utts
+from tests.synthetic import make_utts
 
 
 def add_times(utts, seed: int, untimed: float = 0.2):

@@ -126,24 +126,6 @@ def test_mark_weights_weigh_each_reference_class_and_are_checked():
         check_resume(saved, cfg, {}, Path("ck.pt"))
 
 
-def test_validation_logs_each_marks_f1(caplog):
-    """The epoch's validation F1 is the overall one; each mark's F1 and counts are logged,
-    so a mark the model never predicts is seen during training."""
-    import logging
-
-    from punct.engine.validation import mark_f1
-
-    with caplog.at_level(logging.INFO, logger="punct.engine.validation"):
-        f1 = mark_f1(["O", "COMMA", "QUESTION", "PERIOD"], ["O", "COMMA", "PERIOD", "PERIOD"])
-    assert f1 == pytest.approx(200 / 3)
-    assert "QUESTION 0.0 (0 predicted, 1 in the reference)" in caplog.text
-    assert "PERIOD 66.7 (2 predicted, 1 in the reference)" in caplog.text
-    caplog.clear()
-    with caplog.at_level(logging.INFO, logger="punct.engine.validation"):
-        mark_f1(["O", "COMMA"], ["O", "O"])  # a mark absent from both sides has no F1
-    assert "QUESTION - (0 predicted, 0 in the reference)" in caplog.text
-
-
 def test_the_groups_share_out_the_keys_and_check_their_own():
     """TrainConfig is its groups (optimizer, slicing, validation, features, distillation) and
     its own keys: every key in one place, each group a config that checks itself alone, and a
