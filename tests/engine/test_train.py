@@ -233,20 +233,6 @@ def test_select_by_last_keeps_the_last_epoch_even_when_it_validates_worse(tiny_d
     assert all(torch.equal(ckpt.load(none / "best.pt")["state_dict"][k], v) for k, v in start["state_dict"].items())
 
 
-def test_warm_start_refuses_another_model_or_shape(tiny_data, tmp_path, tiny_cfg):
-    tr, dev = tiny_data
-    first = tmp_path / "first"
-    train(tiny_cfg("max_epochs=1"), tr, dev, first)
-    with pytest.raises(PunctError, match="no such checkpoint"):
-        train(tiny_cfg(f"init_from={tmp_path / 'none.pt'}"), tr, dev, tmp_path / "a")
-    with pytest.raises(PunctError, match="do not fit this config's model_args"):
-        train(tiny_cfg(f"init_from={first / 'best.pt'}", "model_args.hidden_size=4"), tr, dev, tmp_path / "b")
-    cfg = load_config(ROOT / "conf" / "tlstm.yaml", TrainConfig,
-                      ["batch_size=4", "slice_length=20", "max_epochs=1", "threads=1", f"init_from={first / 'best.pt'}"])
-    with pytest.raises(PunctError, match="init_from is a tbrnn model; a tlstm run"):
-        train(cfg, tr, dev, tmp_path / "c")
-
-
 def test_average_best_keeps_the_best_epochs_and_averages_them(tiny_data, tmp_path, tiny_cfg):
     """average_best=2 keeps the models of the two best epochs (by valid F1) in epochs/, and at
     the end writes their mean to epochs/average.pt, which is best.pt only if it validates
