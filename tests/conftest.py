@@ -1,5 +1,6 @@
-"""Shared fixtures: the repository root, the corpus directory, tiny data directories, a tiny
-random MPNet standing in for all-mpnet-base-v2, speech synthesized by Festival."""
+"""Shared fixtures: the repository root, the corpus directory, the tiny data directories of the
+synthetic corpus (tests/synthetic.py) and tiny models trained on them, a tiny random MPNet
+standing in for all-mpnet-base-v2, speech synthesized by Festival."""
 from __future__ import annotations
 
 import os
@@ -180,3 +181,57 @@ def tiny_cfg(tiny_args):
                                                            "checkpoint_minutes=0", *extra])
 
     return make
+
+
+@pytest.fixture(scope="session")
+def tiny_model_data(tmp_path_factory):
+    """(train_dir, valid_dir) of the synthetic corpus, with word times and feature sets."""
+    from tests import synthetic
+
+    return synthetic.make_feature_data(tmp_path_factory.mktemp("tiny_models"))
+
+
+@pytest.fixture(scope="session")
+def stage1_models(tiny_model_data, tmp_path_factory):
+    """{family: path of a tiny trained best.pt} for the stage-one families of the two-stage models."""
+    import torch
+
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+    from punct.engine.train import train
+    from tests import synthetic
+
+    out = {}
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for fam, (conf, over) in synthetic.STAGE1.items():
+            exp = tmp_path_factory.mktemp(f"stage1_{fam}")
+            train(load_config(ROOT / conf, TrainConfig, over + synthetic.RUN1), *tiny_model_data, exp)
+            out[fam] = exp / "best.pt"
+    finally:
+        torch.set_num_threads(n)
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
+    """best.pt of a tiny random MPNet tagger with a case head (conf/mpnet.yaml), trained two
+    steps; load it with the ``tiny_mpnet`` fixture (which installs its encoder)."""
+    from tests import synthetic
+
+    exp = tmp_path_factory.mktemp("stage1_tagger")
+    synthetic.train_tiny_tagger("conf/mpnet.yaml", synthetic.TAGGER, tiny_mpnet_folder, tiny_model_data, exp)
+    return exp / "best.pt"
+
+
+@pytest.fixture(scope="session")
+def tiny_lora_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
+    """The state file of a tiny random MPNet tagger with adapters and a case head
+    (conf/accurate.yaml), trained two steps: what models/accurate/tagger.pt is."""
+    from tests import synthetic
+
+    d = tmp_path_factory.mktemp("stage1_lora")
+    synthetic.train_tiny_tagger("conf/accurate.yaml", synthetic.LORA_TAGGER, tiny_mpnet_folder, tiny_model_data,
+                                d / "exp", state=d / "tagger.pt")
+    return d / "tagger.pt"

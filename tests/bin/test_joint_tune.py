@@ -1,6 +1,5 @@
 """punct.bin.joint_tune (and punct.bin.joint_decode after it): help without torch, and the
 tune -> decode chain on a tiny corpus (joint_decode's own errors: test_joint_decode.py)."""
-import importlib.util
 import os
 import subprocess
 import sys
@@ -22,13 +21,6 @@ def test_help_does_not_import_torch(mod, flag):
     assert "usage" in r.stdout and flag in r.stdout
 
 
-def _models_conftest():
-    spec = importlib.util.spec_from_file_location("models_conftest", ROOT / "tests" / "models" / "conftest.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_tune_then_decode(tmp_path):
     import torch
 
@@ -36,9 +28,9 @@ def test_tune_then_decode(tmp_path):
     from punct.config import load_config
     from punct.engine.config import TrainConfig
     from punct.engine.train import train
+    from tests import synthetic as mc
 
     torch.set_num_threads(1)
-    mc = _models_conftest()
     tr, dev = mc.make_feature_data(tmp_path / "data")
     conf, over = mc.STAGE1["tbrnn"]
     train(load_config(ROOT / conf, TrainConfig, over + mc.RUN1), tr, dev, tmp_path / "lex")
