@@ -3,6 +3,7 @@ embedding initialised from the vectors."""
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 
 def test_words_that_share_a_vector_row_are_reported(caplog):
@@ -22,3 +23,15 @@ def test_words_that_share_a_vector_row_are_reported(caplog):
     caplog.clear()
     rows.clear()  # every word its own row: nothing to say
     assert report_shared_rows(v, counts, top=10, among=12) == 0 and caplog.text == ""
+
+
+def test_pretrained_init_copies_vectors():
+    from punct.models.pretrained import init_embedding, load_vectors
+
+    emb = torch.nn.Embedding(6, 8)
+    before = emb.weight.detach().clone()
+    cov = init_embedding(emb.weight, ["<pad>", "<unk>", "</s>", "the", "cat", "zzz"], "hash-8d", skip=3)
+    assert cov == 1.0  # hash vectors cover every word
+    vec = load_vectors("hash-8d")
+    assert torch.allclose(emb.weight[4], torch.from_numpy(vec.matrix[vec.row("cat")]))
+    assert torch.equal(emb.weight[:3], before[:3])

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from punct.models import EOS_ID, build_model
-from punct.models.layers import additive_scores, append_token
+from punct.models import build_model
+from punct.models.layers import additive_scores
 from punct.text.labels import CASES, LABELS
 
 
@@ -17,12 +17,6 @@ def small(**kw):
     args = dict(embedding_dim=8, hidden_size=8, attention_dim=6)
     args.update(kw)
     return build_model("tbrnn", args, 40)
-
-
-def test_append_token():
-    ids = torch.tensor([[5, 6, 7], [8, 9, 0]])
-    out = append_token(ids, torch.tensor([3, 2]), EOS_ID, 0)
-    assert out.tolist() == [[5, 6, 7, EOS_ID], [8, 9, EOS_ID, 0]]
 
 
 def test_shapes_and_padding_does_not_leak():
