@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.tiny_models import CTM, make_tiny_model
+
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = ["hello", "everyone", "and", "welcome", "to", "the", "call", "what", "is", "next"]
 
@@ -239,3 +241,52 @@ def test_output_form_options(tmp_path, model_path, ctm):
     assert (out / "text").read_text().split()[1:] == [x.split()[4] for x in ctm.read_text().splitlines()]  # upper case
     assert restore.main(["--model", str(model_path), str(ctm), "-o", str(tmp_path / "x.srt"), "--max-cue-seconds",
                          "0"]) == 1
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "tiny.pt"
+    model, vocab = make_tiny_model(path)
+    return path, model, vocab
+
+
+def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
+    from punct.bin import restore as restore_bin
+
+    path_a, _, _ = tiny
+    src = tmp_path / "call.ctm"
+    src.write_text(CTM)
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
+                           "--weights", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and err == ["error: --weights: 1 weights for 2 models (one per model)"]
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
+                           str(tmp_path / "none.pt")])
+    assert rc == 1 and capsys.readouterr().err.strip() == f"error: {tmp_path / 'none.pt'}: model file not found"
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
+                           "--weights", "1", "0"])
+    assert rc == 1 and "ensemble weights must be positive numbers" in capsys.readouterr().err
+    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
+                           "--window", "8"])
+    assert rc == 1 and "--window applies to one model" in capsys.readouterr().err
+    assert not (tmp_path / "o.ctm").exists()
+    assert restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
+                             str(path_a)]) == 0
+    assert sum(not line.startswith(";;") for line in (tmp_path / "o.ctm").read_text().splitlines()) == CTM.count("\n")
+
+
+def test_capitalize_option_of_the_command(tiny, tmp_path, capsys):
+    from punct.bin.restore import main
+
+    model_path, _, _ = tiny
+    src = tmp_path / "in.txt"
+    src.write_text("good morning and welcome to the call i grew revenue\n")
+    assert main([str(src), "-o", str(tmp_path / "plain.txt"), "--model", str(model_path)]) == 0
+    assert main([str(src), "-o", str(tmp_path / "cap.txt"), "--model", str(model_path), "--capitalize"]) == 0
+    plain = (tmp_path / "plain.txt").read_text().split()
+    cap = (tmp_path / "cap.txt").read_text().split()
+    assert [c.lower() for c in cap] == plain  # the same words and marks
+    assert cap[0].rstrip(",.?") == "Good" and cap[plain.index(next(p for p in plain if p.rstrip(",.?") == "i"))].startswith("I")
+    ends = [k + 1 for k, p in enumerate(plain[:-1]) if p.endswith((".", "?"))]
+    assert all(cap[k][0].isupper() for k in ends)
+    assert not any(c[0].isupper() for k, c in enumerate(cap) if k and k not in ends and c.rstrip(",.?") != "I")

@@ -1,15 +1,20 @@
-"""punct restore on the layouts of its inputs that other tools write: a Kaldi data directory's
-reco2file_and_channel (Switchboard-style recordings of one file's channels), a TextGrid with
-other tiers than its words; and its progress bar on a terminal."""
+"""punct.restore.restore_file, what ``punct restore`` runs: a CTM to every output form, one file
+per recording where a format times one recording, the layouts of inputs other tools write (a
+Kaldi data directory's reco2file_and_channel, a TextGrid with other tiers than its words), and
+its progress bar on a terminal."""
 import random
 
 import pytest
 
-from punct.errors import PunctError
+from punct.engine.decode import predict_streams
 from punct.engine.restorer import Restorer
+from punct.errors import PunctError
+from punct.io.reader import read_input
+from punct.io.sentences import punctuated
 from punct.restore import restore_file
+from punct.text.labels import LABELS
 from punct.text.words import Utterance, Word
-from tests.tiny_models import make_tiny_model
+from tests.tiny_models import CTM, make_tiny_model
 
 
 #: windows of a few words run on one torch thread (tests/conftest.py)
@@ -110,3 +115,70 @@ def test_a_long_restore_on_a_terminal_shows_its_progress_as_windows_are_decided(
     utts = [Utterance(f"u{k}", [Word(rng.choice(words)) for _ in range(7000)]) for k in range(3)]
     Restorer.load(model_path, window=200).restore(utts, progress=True)
     assert len(updates) > 3 and sum(updates) == 21000  # one update per decoded window, not one at the end
+
+
+def test_end_to_end_ctm_to_every_format(tiny, tmp_path):
+    model_path, model, vocab = tiny
+    src = tmp_path / "call.ctm"
+    src.write_text(CTM)
+    (inp,) = read_input(src)
+    hyp = restore_file(src, tmp_path / "out.ctm", model=model_path, end_sentence=False)
+    labels = [w.label for w in hyp[0].words]
+    assert len(set(labels)) >= 2
+    # the same labels as decoding the whole stream of model tokens at once
+    r = Restorer(model, vocab, window=16)
+    toks = [r._encoded(w)[1] for w in inp.words]
+    whole = predict_streams(model, [[i for t in toks for i in t]], window=16)[0]
+    ends = [sum(len(t) for t in toks[: k + 1]) - 1 for k in range(len(toks))]
+    assert labels == [LABELS[whole[e]] for e in ends]
+    out_ctm = read_input(tmp_path / "out.ctm")[0]
+    assert [punctuated(w) for w in out_ctm.words] == [punctuated(w) for w in hyp[0].words]
+    assert out_ctm.words[0].written == "GOOD" and out_ctm.words[0].start == 0.0 and out_ctm.words[1].conf == 0.9
+    for ext in (".srt", ".vtt", ".TextGrid", ".json", ".txt"):
+        restore_file(src, tmp_path / f"out{ext}", model=model_path, end_sentence=False)
+        assert (tmp_path / f"out{ext}").stat().st_size > 0
+    for ext in (".TextGrid", ".json"):
+        back = read_input(tmp_path / f"out{ext}")[0]
+        assert [(punctuated(w), w.start, w.end) for w in back.words] == [(punctuated(w), w.start, w.end) for w in hyp[0].words]
+    from punct.io.subtitles import shown
+
+    for ext in (".srt", ".vtt"):  # subtitles leave out <unk> (and move its mark to the word before)
+        back = read_input(tmp_path / f"out{ext}")[0]
+        assert [punctuated(w) for w in back.words] == [punctuated(w) for w in shown(hyp, ext[1:])[0].words]
+    text = (tmp_path / "out.txt").read_text()
+    assert text.split() == [punctuated(w) for w in hyp[0].words]
+
+
+def test_one_file_per_recording(tiny, tmp_path):
+    """A TextGrid or a subtitle file times one recording: input of several goes to a
+    directory, one file each; to one file (or stdout) it is a one-line error. Any other
+    format but a data directory goes to a directory the same way when -o names one."""
+    model_path, _, _ = tiny
+    (tmp_path / "all.ctm").write_text("call1 A 0.10 0.20 good\ncall1 A 0.40 0.20 morning\n"
+                                      "call2 A 0.10 0.30 thank\ncall2 A 0.50 0.20 you\n")
+    for out, fmt in ((tmp_path / "x.TextGrid", None), (None, "srt")):
+        with pytest.raises(PunctError, match=r"the input holds 2 recordings \(call1, call2\), and one "
+                                             r"(TextGrid|SRT file) times one recording: give -o DIR/") as e:
+            restore_file(tmp_path / "all.ctm", out, model=model_path, output_format_name=fmt)
+        assert e.value.path == str(out or tmp_path / "all.ctm")
+    assert not (tmp_path / "x.TextGrid").exists()
+    hyp = restore_file(tmp_path / "all.ctm", f"{tmp_path / 'tg'}/", model=model_path, output_format_name="textgrid")
+    assert sorted(p.name for p in (tmp_path / "tg").iterdir()) == [".punct-output", "call1.TextGrid", "call2.TextGrid"]
+    for rec in ("call1", "call2"):
+        (back,) = read_input(tmp_path / "tg" / f"{rec}.TextGrid")
+        want = [u for u in hyp if u.recording == rec][0]
+        assert [(punctuated(w), w.start) for w in back.words] == [(punctuated(w), w.start) for w in want.words]
+    # an existing directory takes one recording's file too
+    restore_file(tmp_path / "all.ctm", tmp_path / "tg", model=model_path, output_format_name="vtt")
+    assert sorted(p.name for p in (tmp_path / "tg").iterdir())[-2:] == ["call2.TextGrid", "call2.vtt"]
+    # formats that hold many recordings are one file as before
+    restore_file(tmp_path / "all.ctm", tmp_path / "all.out.ctm", model=model_path)
+    assert {line.split()[0] for line in (tmp_path / "all.out.ctm").read_text().splitlines()
+            if not line.startswith(";;")} == {"call1", "call2"}
+    # or, to a directory, one file per recording too (a folder of CTMs in, a folder of CTMs out)
+    for fmt, ext in (("ctm", ".ctm"), ("json", ".json"), ("text", ".txt")):
+        restore_file(tmp_path / "all.ctm", f"{tmp_path / fmt}/", model=model_path, output_format_name=fmt)
+        assert sorted(p.name for p in (tmp_path / fmt).iterdir()) == [".punct-output", f"call1{ext}", f"call2{ext}"]
+    assert (tmp_path / "ctm" / "call2.ctm").read_text().splitlines()[1:] == [
+        line for line in (tmp_path / "all.out.ctm").read_text().splitlines()
+        if line.startswith(("call2 ", ";; punct-mark call2 "))]
