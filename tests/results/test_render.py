@@ -1,10 +1,16 @@
-"""punct.bin.results: the sections of RESULTS.md beside the punctuation score tables (WER
-cross-checks, ASR decoding, benchmarks, the prepared data sets), and how the ledger carries them."""
+"""punct.results.render: the score tables of RESULTS.md (a run's state, the validation set's rows,
+the ablation tables and their gains) and the sections beside them (WER cross-checks, ASR
+decoding, benchmarks, the prepared data sets), and how the ledger carries the sections."""
 from __future__ import annotations
 
 import json
 
+import pytest
+
+from punct import results
 from punct.bin import results as results_bin
+from punct.errors import PunctError
+from tests.results.runs import report as _report, scored as _scored
 
 
 def test_wer_cross_check_section(tmp_path):
@@ -198,3 +204,87 @@ def test_a_lightly_loaded_machine_is_not_called_loaded(tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "the machine was loaded" not in text.split("## Pitch trackers")[1]
     assert "Load average before/after: 0.10 / 0.10 on 2 cores." in text
+
+
+def test_ablation_table_from_the_recipe_spec(tmp_path):
+    """recipes/<corpus>/results_ablation.tsv orders the systems; the F1 gain is over the base row
+    of the same test set; systems not run yet are left out; a malformed line names file and line."""
+    exp, recipes = tmp_path / "exp", tmp_path / "recipes"
+    for name, set_name, rep in [("lex", "hyp", _report(50, 60, 10, 55.0)), ("joint", "hyp", _report(51, 66, 10, 58.5)),
+                                ("lex", "hyp2", _report(20, 30, 0, 25.0)), ("engine", "own", _report(40, 50, 5, 45.0))]:
+        d = exp / "c" / name / f"decode_{set_name}" / "scoring"
+        d.mkdir(parents=True)
+        (d / "report.json").write_text(json.dumps(rep))
+        (exp / "c" / name / "run.cmd").write_text(f"./run.sh --corpus c --models {name} --stage 6 --stop-stage 6\n")
+    (recipes / "c").mkdir(parents=True)
+    spec = recipes / "c" / "results_ablation.tsv"
+    spec.write_text("# label\texperiment\tsets\trole\nlexical\tlex\thyp hyp2\tbase\nnot run yet\tppe\thyp\n"
+                    "joint\tjoint\thyp hyp2\nengine\tengine\town\n")
+    text = "\n".join(results.render_ablations(results.collect(exp), recipes))
+    lines = [x for x in text.splitlines() if x.startswith("| ")]
+    assert lines[1] == "| lexical [1] | lex | hyp | 50.0 | 60.0 | 10.0 | 56.0 | 54.0 | 55.0 | - | 50.0 | 65.0 | 16.3 |"
+    assert lines[2].startswith("| joint [2] | joint | hyp | 51.0 | 66.0 | 10.0 | 59.5 | 57.5 | 58.5 | +3.5 (lexical) |")
+    assert lines[3].startswith("| lexical [3] | lex | hyp2 |") and lines[4].startswith("| engine [4] | engine | own |")
+    assert len(lines) == 5 and "not run yet" not in text
+    assert "[2] `./run.sh --corpus c --models joint --stage 6 --stop-stage 9`" in text
+    spec.write_text("lexical\tlex\n")
+    with pytest.raises(PunctError, match="results_ablation.tsv"):
+        results.render_ablations(results.collect(exp), recipes)
+
+
+def test_ablation_gain_is_against_the_nearest_base_above(tmp_path):
+    exp, recipes = tmp_path / "exp", tmp_path / "recipes"
+    for name, rep in [("lex", _report(50, 60, 10, 55.0)), ("joint", _report(51, 66, 10, 58.5))]:
+        d = exp / "c" / name / "decode_hyp" / "scoring"
+        d.mkdir(parents=True)
+        (d / "report.json").write_text(json.dumps(rep))
+    (recipes / "c").mkdir(parents=True)
+    (recipes / "c" / "results_ablation.tsv").write_text(
+        "lexical (words)\tlex\thyp\tbase\njoint (second base)\tjoint\thyp\tbase\nlexical again\tlex\thyp\n")
+    rows = [x for x in results.render_ablations(results.collect(exp), recipes) if x.startswith("| ")]
+    assert "| - |" in rows[1] and "| - |" in rows[2]  # a base row has no gain of its own
+    assert "| -3.5 (joint) |" in rows[3]
+
+
+def test_a_run_stopped_by_hand_is_not_still_training(tmp_path):
+    exp = tmp_path / "exp"
+    d = exp / "c" / "m"
+    (d / "decode_t" / "scoring").mkdir(parents=True)
+    (d / "decode_t" / "scoring" / "report.json").write_text(json.dumps(_report(50, 60, 10, 55.0)))
+    (d / "train_log.tsv").write_text("epoch\ttrain_loss\tvalid_ppl\tvalid_f1\tseconds\twords_per_s\n"
+                                     "1\t0.5\t1.40\t40\t100\t10\n2\t0.4\t1.35\t45\t100\t10\n")
+    assert "2 (best 2, still training)" in results.render(results.collect(exp))
+    (d / "train_done.json").write_text(json.dumps({"stopped": "by hand", "epochs": 2}))
+    assert "2 (best 2, stopped by hand)" in results.render(results.collect(exp))
+    (d / "decode_t" / "decode_stats.json").write_text(json.dumps({"model_epoch": 2, "words_per_s": 9}))
+    assert "2 (model of epoch 2, stopped by hand)" in results.render(results.collect(exp))
+    # a checkpoint average (average_best) is named by its epochs
+    (d / "decode_t" / "decode_stats.json").write_text(json.dumps({"model_epoch": 2, "model_averaged_epochs": [1, 2]}))
+    assert "2 (average of the models of epochs 1, 2, stopped by hand)" in results.render(results.collect(exp))
+
+
+def test_ablation_gain_is_the_difference_of_the_printed_values(tmp_path):
+    exp, recipes = tmp_path / "exp", tmp_path / "recipes"
+    _scored(exp, "c", "lex", "hyp", _report(50, 60, 10, 61.54))   # printed 61.5
+    _scored(exp, "c", "other", "hyp", _report(50, 60, 10, 62.66))  # printed 62.7: +1.2, not +1.1
+    (recipes / "c").mkdir(parents=True)
+    (recipes / "c" / "results_ablation.tsv").write_text("lexical\tlex\thyp\tbase\nother\tother\thyp\n")
+    rows = [x for x in results.render_ablations(results.collect(exp), recipes) if x.startswith("| ")]
+    assert "| 62.7 | +1.2 (lexical) |" in rows[2]
+
+
+def test_validation_set_rows_get_their_own_table(tmp_path):
+    """Rows decoded on the corpus's validation set (run.sh --decode-sets) are not test scores: they
+    go to a table of their own after the targets, whose commands name the set."""
+    exp = tmp_path / "exp"
+    for set_name, f1 in (("test2011", 55.0), ("dev2012", 52.0)):
+        d = _scored(exp, "iwslt2011", "m", set_name, _report(50, 60, 10, f1))
+        (d / "config.yaml").write_text("model: tbrnn\n")
+    text = results.render(results.collect(exp))
+    main, dev = text.split("### iwslt2011: dev2012 decoded whole (the validation set)")
+    assert "### Targets on test2011" in main and "| 52.0 |" not in main and "dev2012 |" not in main
+    rows = [x for x in dev.splitlines() if x.startswith("| m ")]
+    assert len(rows) == 1 and rows[0].startswith("| m [1] | dev2012 |") and "| 52.0 |" in rows[0]
+    assert "T-BRNN (Tilk" not in dev  # the published numbers are test2011's
+    assert "[1] `./run.sh --corpus iwslt2011 --models m --decode-sets dev2012 --stage 6 --stop-stage 9`" in dev
+    assert "[1] `./run.sh --corpus iwslt2011 --models m --stage 6 --stop-stage 9`" in main
