@@ -126,7 +126,8 @@ def one_torch_thread():
     torch.set_num_threads(n)
 
 
-#: Sentences spoken by Festival for the aligner, recognizer and ``punct recognize`` tests (no digits: Festival reads those its own way).
+#: Sentences spoken by Festival for the aligner, recognizer and ``punct recognize`` tests (no digits:
+#: Festival reads those its own way).
 SENTENCES = (
     "The printer set the type by hand, one letter at a time.",
     "She said it would rain before the evening, but the sky stayed clear.",

@@ -42,7 +42,8 @@ class FakeAligner:
 
 
 def test_times_value_is_start_end_pairs_with_three_decimals():
-    assert batch.times_value([Word("a", start=0.1, end=0.25), Word("b", start=1.0, end=1.0004)]) == "0.100,0.250 1.000,1.000"
+    words = [Word("a", start=0.1, end=0.25), Word("b", start=1.0, end=1.0004)]
+    assert batch.times_value(words) == "0.100,0.250 1.000,1.000"
     assert batch.times_value([]) == ""
 
 

@@ -46,7 +46,8 @@ def test_parts_are_aligned_skipped_when_done_and_merged_into_the_data(data, tmp_
                        "--no-textgrid"]) == 0
     assert FakeAligner.calls == 5
     assert align.main(["--merge", "2", "--data", str(data), "--out-dir", str(out)]) == 0
-    assert (data / "word_times").read_text() == "u1 0.000,0.250 0.250,0.500\nu2 0.000,0.250 0.250,0.500\nu3 0.000,0.250\n"
+    assert (data / "word_times").read_text().splitlines() == [
+        "u1 0.000,0.250 0.250,0.500", "u2 0.000,0.250 0.250,0.500", "u3 0.000,0.250"]
     assert len((out / "words.ctm").read_text().splitlines()) == 5 and is_done(out)
 
 
@@ -74,4 +75,5 @@ def test_a_merge_with_an_unfinished_part_is_refused_and_installs_nothing(data, t
 
 def test_without_data_or_out_dir_it_says_what_is_needed(capsys):
     assert align.main(["--data", "somewhere"]) == 1
-    assert capsys.readouterr().err.strip().splitlines() == ["error: --data and --out-dir are required (or --prepare-lts)"]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --data and --out-dir are required (or --prepare-lts)"]

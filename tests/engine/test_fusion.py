@@ -46,7 +46,8 @@ def test_the_grid_is_every_combination_and_a_key_without_values_keeps_its_own():
     cfg = JointConfig(grid={"hard_weight": [0.1, 0.2], "min_acoustic": [0.0, 0.05, 0.1]})
     grid = fusion._grid(cfg, fusion.STAGE1_KEYS)
     assert len(grid) == 6 and all(g["hard_offset"] == cfg.hard_offset for g in grid)
-    assert {(g["hard_weight"], g["min_acoustic"]) for g in grid} == {(w, m) for w in (0.1, 0.2) for m in (0.0, 0.05, 0.1)}
+    pairs = {(g["hard_weight"], g["min_acoustic"]) for g in grid}
+    assert pairs == {(w, m) for w in (0.1, 0.2) for m in (0.0, 0.05, 0.1)}
 
 
 def test_tune_estimates_the_length_and_picks_the_best_setting(tmp_path, monkeypatch):

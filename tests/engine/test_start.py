@@ -49,7 +49,8 @@ def test_the_kind_of_run_follows_the_model_class():
 
 
 @pytest.mark.parametrize("model,extra,problem", [
-    ("tbrnn", ["freeze=true", "init_from=x.pt"], "freeze keeps a two-stage model's stage one fixed; tbrnn has no stage one"),
+    ("tbrnn", ["freeze=true", "init_from=x.pt"],
+     "freeze keeps a two-stage model's stage one fixed; tbrnn has no stage one"),
     ("hidden_event_lm", ["init_from=x.pt"], "is estimated by counting: it cannot train on from init_from"),
     ("ta_brnn", ["features=[pause]", "feature_columns=[pause_after]"], "is a second stage: set init_from"),
     ("hidden_event_lm", ["word_dropout=0.1"], "word_dropout needs a network that reads word ids"),

@@ -23,7 +23,8 @@ def test_the_section_has_the_agreement_and_speed_tables_and_the_command(tmp_path
     (tmp_path / "benchmarks" / "feeder.json").write_text(json.dumps(RUN))
     lines = feeder_section(tmp_path)
     assert lines[0].startswith("## One feeder")
-    assert "| test2011 | 818 | 12,626 | 12,626 | yes |" in lines and "| e21_kaldi_rev | 44 | 39,075 | 39,070 | no |" in lines
+    assert "| test2011 | 818 | 12,626 | 12,626 | yes |" in lines
+    assert "| e21_kaldi_rev | 44 | 39,075 | 39,070 | no |" in lines
     assert "| onnx | 1 | 10,235 | 1.23 | 1.30 | yes |" in lines
     assert any("Decoding `test2011` (12,626 words) on 1 thread" in x for x in lines)
     assert lines[-2] == f"Command: `{RUN['command']}`"

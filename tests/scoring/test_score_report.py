@@ -71,7 +71,8 @@ def test_the_json_table_and_files(tmp_path):
     assert d["confusion"]["matrix"] == MATRIX and d["counts"]["wrong_slots"] == 14
     assert d["overall"]["f1"] == pytest.approx(70.0) and "bootstrap" not in d
     table = r.format_table()
-    assert "SER 48.3  (S 4 + D 4 + I 6 over 29 reference marks)" in table and "Err 12.2  (14 wrong of 115 slots)" in table
+    assert "SER 48.3  (S 4 + D 4 + I 6 over 29 reference marks)" in table
+    assert "Err 12.2  (14 wrong of 115 slots)" in table
     assert "case not scored" in table
     r.write_dir(tmp_path / "scoring")
     assert sorted(p.name for p in (tmp_path / "scoring").iterdir()) == ["confusion.txt", "errors.txt", "report.json",
