@@ -1,5 +1,6 @@
-"""Shared fixtures: the repository root, the corpus directory, tiny data directories, a tiny
-random MPNet standing in for all-mpnet-base-v2."""
+"""Shared fixtures: the repository root, the corpus directory, the tiny data directories of the
+synthetic corpus (tests/synthetic.py) and tiny models trained on them, a tiny random MPNet
+standing in for all-mpnet-base-v2, speech synthesized by Festival."""
 from __future__ import annotations
 
 import os
@@ -123,3 +124,115 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(n)
+
+
+#: Sentences spoken by Festival for the aligner, recognizer and ``punct recognize`` tests (no digits:
+#: Festival reads those its own way).
+SENTENCES = (
+    "The printer set the type by hand, one letter at a time.",
+    "She said it would rain before the evening, but the sky stayed clear.",
+    "Nobody knew why the old clock in the tower had stopped.",
+)
+
+
+@pytest.fixture(scope="session")
+def festival_speech(tmp_path_factory):
+    """[(wav path, true words with times)] of SENTENCES; skipped when festival is missing."""
+    from punct.align import festival
+
+    if not festival.available():
+        pytest.skip("festival is not installed (local/setup_env.sh installs festival festvox-kallpc16k)")
+    d = tmp_path_factory.mktemp("festival")
+    out = []
+    for i, s in enumerate(SENTENCES):
+        wav = Path(d) / f"s{i}.wav"
+        out.append((wav, festival.synthesize(s, wav)))
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_data(tmp_path_factory):
+    """(train_dir, valid_dir) of the synthetic corpus (tests/synthetic.py)."""
+    from punct.data.datadir import write_datadir
+    from tests.synthetic import make_utts
+
+    root = tmp_path_factory.mktemp("tiny")
+    write_datadir(root / "train", make_utts(12, 60, 1))
+    write_datadir(root / "dev", make_utts(3, 40, 2))
+    return root / "train", root / "dev"
+
+
+@pytest.fixture(scope="session")
+def tiny_args() -> list[str]:
+    """Overrides that make conf/tbrnn.yaml a small, fast T-BRNN."""
+    return ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8", "threads=1"]
+
+
+@pytest.fixture(scope="session")
+def tiny_cfg(tiny_args):
+    """``tiny_cfg(*overrides)``: conf/tbrnn.yaml as that T-BRNN, 2 epochs of 20-word slices in
+    batches of 4, a checkpoint after every batch (the training tests)."""
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+
+    conf = ROOT / "conf" / "tbrnn.yaml"
+
+    def make(*extra: str):
+        return load_config(conf, TrainConfig, tiny_args + ["batch_size=4", "slice_length=20", "max_epochs=2",
+                                                           "checkpoint_minutes=0", *extra])
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def tiny_model_data(tmp_path_factory):
+    """(train_dir, valid_dir) of the synthetic corpus, with word times and feature sets."""
+    from tests import synthetic
+
+    return synthetic.make_feature_data(tmp_path_factory.mktemp("tiny_models"))
+
+
+@pytest.fixture(scope="session")
+def stage1_models(tiny_model_data, tmp_path_factory):
+    """{family: path of a tiny trained best.pt} for the stage-one families of the two-stage models."""
+    import torch
+
+    from punct.config import load_config
+    from punct.engine.config import TrainConfig
+    from punct.engine.train import train
+    from tests import synthetic
+
+    out = {}
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for fam, (conf, over) in synthetic.STAGE1.items():
+            exp = tmp_path_factory.mktemp(f"stage1_{fam}")
+            train(load_config(ROOT / conf, TrainConfig, over + synthetic.RUN1), *tiny_model_data, exp)
+            out[fam] = exp / "best.pt"
+    finally:
+        torch.set_num_threads(n)
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
+    """best.pt of a tiny random MPNet tagger with a case head (conf/mpnet.yaml), trained two
+    steps; load it with the ``tiny_mpnet`` fixture (which installs its encoder)."""
+    from tests import synthetic
+
+    exp = tmp_path_factory.mktemp("stage1_tagger")
+    synthetic.train_tiny_tagger("conf/mpnet.yaml", synthetic.TAGGER, tiny_mpnet_folder, tiny_model_data, exp)
+    return exp / "best.pt"
+
+
+@pytest.fixture(scope="session")
+def tiny_lora_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
+    """The state file of a tiny random MPNet tagger with adapters and a case head
+    (conf/accurate.yaml), trained two steps: what models/accurate/tagger.pt is."""
+    from tests import synthetic
+
+    d = tmp_path_factory.mktemp("stage1_lora")
+    synthetic.train_tiny_tagger("conf/accurate.yaml", synthetic.LORA_TAGGER, tiny_mpnet_folder, tiny_model_data,
+                                d / "exp", state=d / "tagger.pt")
+    return d / "tagger.pt"

@@ -224,7 +224,7 @@ class TrainConfig(OptimizerConfig, SlicingConfig, ValidationConfig, FeatureConfi
     #: config lists every option, so one at this value is read without it; another value is
     #: an error naming the option (punct.config.drop_retired)
     RETIRED: ClassVar[dict[str, Any]] = {"halving_threshold": 1.003, "fused_optimizer": True}
-    #: the groups whose keys a TrainConfig has besides its own (tests/engine/test_train_config.py)
+    #: the groups whose keys a TrainConfig has besides its own (tests/engine/test_config.py)
     GROUPS: ClassVar[tuple[type, ...]] = (OptimizerConfig, SlicingConfig, ValidationConfig, FeatureConfig,
                                           DistillConfig)
 

@@ -1,3 +1,5 @@
+"""punct.data.datadir: data directories written and read back sorted (text, labels, word times,
+speakers, written spellings), malformed files named by file and line, validation."""
 import pytest
 
 from punct.data.datadir import load_utterances, validate_datadir, write_datadir

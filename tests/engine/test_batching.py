@@ -1,3 +1,5 @@
+"""punct.engine.batching: slices that start at sentence starts and carry an unfinished sentence,
+long sentences skipped or cut, the seeded epoch order, collation, case targets cut with the words."""
 import numpy as np
 
 from punct.engine.batching import IGNORE, collate, epoch_order, make_slices, slice_bounds

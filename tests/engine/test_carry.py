@@ -61,26 +61,6 @@ def test_the_state_holds_only_the_trained_part_and_loads_as_a_model(tiny_mpnet, 
     assert set(trained_part(tmp_path / "exp" / "best.pt")) == set(sd)
 
 
-def test_merged_adapters_decode_as_the_adapted_encoder(tiny_mpnet):
-    from punct.models import build_model
-    from punct.models.adapters import merge_lora
-
-    torch.manual_seed(0)
-    m = build_model("transformer_tagger", {"encoder": "all-mpnet-base-v2", "pretrained": False, "adapter": "lora",
-                                           "lora_rank": 2, "max_length": 16, "overlap": 4}, 43)
-    for name, p in m.named_parameters():
-        if "lora_B" in name:
-            torch.nn.init.normal_(p)  # B starts at zero: give the adapters something to add
-    m.eval()
-    pieces = torch.randint(4, 43, (2, 30))
-    ones = torch.ones(2, 30, dtype=torch.bool)
-    last = torch.arange(30).repeat(2, 1)
-    before = m(pieces, ones, last, ones)
-    assert merge_lora(m) == 2 * 6
-    assert not any("lora_" in n for n, _ in m.named_parameters())
-    torch.testing.assert_close(m(pieces, ones, last, ones), before, atol=1e-5, rtol=1e-4)
-
-
 STOP_AFTER = """
 import os, signal, sys
 from punct.engine import train as t
@@ -191,17 +171,6 @@ def test_a_state_over_the_limit_is_refused_before_anything_is_written(tmp_path, 
     with pytest.raises(PunctError, match="over the 0 MB"):
         carry.write_state(tmp_path / "s.pt", payload, None)
     assert not (tmp_path / "s.pt").exists()
-
-
-def test_time_budget_durations():
-    import argparse
-
-    from punct.bin.train import duration
-
-    assert [duration(x) for x in ("9000", "150m", "2h30m", "45s", "1.5h")] == [9000, 9000, 9000, 45, 5400]
-    for bad in ("", "soon", "0", "-5", "2x"):
-        with pytest.raises(argparse.ArgumentTypeError):
-            duration(bad)
 
 
 def test_a_gpu_run_without_a_gpu_is_one_clear_error(tiny_mpnet, tiny_data, tmp_path):

@@ -1,8 +1,13 @@
+"""punct.engine.decode: windows that follow predicted sentence ends at a bounded cost, punctuated
+text, the decoding window of a config, and the tuning of an ensemble's weights and of a
+decision bias on a dev set (the overall F1 they maximize counted as the scorer does)."""
+import numpy as np
+import pytest
 import torch
 
 from punct.engine.decode import predict_streams, punctuated_text
 from punct.engine.infer import accept_count
-from punct.text.labels import label_id
+from punct.text.labels import LABELS, label_id
 from punct.text.words import Utterance, Word
 
 O, C, P, Q = (label_id(x) for x in ("O", "COMMA", "PERIOD", "QUESTION"))
@@ -87,3 +92,57 @@ def test_decode_window_defaults_to_the_training_slice_length():
     assert decode_window_of({}) == 200
     with pytest.raises(ValueError, match="decode_window"):
         TrainConfig(decode_window=1)
+
+
+def test_overall_f1_counts_as_the_scorer_does():
+    import random
+
+    from punct.engine.decode import overall_f1
+    from punct.text.labels import label_id
+    from punct.scoring.score import score_labels
+
+    rng = random.Random(3)
+    for _ in range(20):
+        ref = [rng.choice(LABELS) for _ in range(200)]
+        hyp = [rng.choice(LABELS) if rng.random() < 0.5 else r for r in ref]
+        want = score_labels(ref, hyp).overall.f1 or 0.0
+        assert abs(overall_f1([label_id(x) for x in ref], [label_id(x) for x in hyp]) - want) < 1e-9
+    assert overall_f1([0, 0], [0, 0]) == 0.0
+
+
+def test_weight_grid():
+    from punct.engine.decode import weight_grid
+    from punct.errors import PunctError
+
+    g = weight_grid(3, 0.1)
+    assert len(g) == 36 and all(abs(sum(w) - 1) < 1e-9 and min(w) > 0 for w in g)
+    assert weight_grid(2, 0.5) == [(0.5, 0.5)]
+    with pytest.raises(PunctError, match="cannot give 3 members"):
+        weight_grid(3, 0.5)
+    with pytest.raises(PunctError, match="cannot give 2 members"):
+        weight_grid(2, 0.3)
+
+
+def test_tuned_bias_recovers_marks_that_the_argmax_misses():
+    from punct.engine.decode import overall_f1, tune_class_bias
+    from punct.engine.infer import biased_labels, class_bias
+
+    # every mark is there but under-predicted: P(mark) 0.4 against P(O) 0.6
+    ref = np.array([0, 1, 0, 2, 0, 3, 0, 0])
+    probs = np.full((len(ref), 4), 0.0)
+    probs[:, 0] = 0.95
+    probs[ref == 0, 1:] = 0.05 / 3
+    for i, r in enumerate(ref):
+        if r:
+            probs[i] = 0.0
+            probs[i, 0], probs[i, r] = 0.6, 0.4
+    assert overall_f1(ref, probs.argmax(-1)) == 0.0
+    bias, f1, base = tune_class_bias(probs, ref, step=0.1, limit=2.0)
+    assert base == 0.0 and f1 == 100.0
+    # each mark's bias lies between the two log-odds it must separate
+    assert all(np.log(0.6 / 0.4) < b < np.log(0.95 / (0.05 / 3)) for b in bias), bias
+    assert list(biased_labels(probs, class_bias(bias))) == list(ref)
+    # a perfect argmax keeps no bias: a change must raise F1
+    onehot = np.eye(4)[ref] * 0.9 + 0.025
+    assert tune_class_bias(onehot, ref) == ([0.0, 0.0, 0.0], 100.0, 100.0)
+    assert list(biased_labels(probs)) == list(probs.argmax(-1))

@@ -3,11 +3,11 @@ every word the same label (punct.engine.decode runs punct.engine.restorer's Rest
 import random
 
 import pytest
-from tests.engine.test_restorer import WORDS, make_tiny_model
 
 from punct.io.reader import read_input
 from punct.restore import restore_file
 from punct.text.words import Utterance, Word
+from tests.tiny_models import WORDS, make_tiny_model
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ as one thread for a model whose labels do not depend on the window, and at the e
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import torch
 
 from punct.engine.infer import (SEGMENT_WINDOWS, Batch, accept_count, default_workers, iter_decode, run_batch,
                                 run_streams, segments, sentence_end_label, weighted_mean)
+from punct.errors import PunctError
 from punct.text.labels import LABELS, PERIOD, QUESTION, label_id
 
 O, P = label_id("O"), label_id(PERIOD)
@@ -268,3 +270,18 @@ def test_a_window_dependent_model_keeps_one_threads_labels_before_the_first_cut(
     assert len(set(one)) > 1 and len(two) == len(one)
     cut = segments(400, 16, 2)[1][2]
     assert two[: cut - 16] == one[: cut - 16]  # the first segment's windows are one thread's until its end
+
+
+@pytest.mark.parametrize("bias, problem", [
+    ([1.0, 2.0], "2 bias values for 3 marks (one each for COMMA, PERIOD, QUESTION)"),
+    ([1.0, float("nan"), 0.0], "bias values must be finite numbers"),
+    ({"COMMA": 1.0, "EXCLAMATION": 1.0}, "unknown mark(s) ['EXCLAMATION'] in the bias"),
+    ({"COMMA": "high"}, "bias values must be finite numbers"),
+])
+def test_bad_bias_is_an_error_naming_its_source(bias, problem):
+    from punct.engine.infer import class_bias
+
+    with pytest.raises(PunctError, match=re.escape(problem)) as e:
+        class_bias(bias, source="w.json", what="--bias")
+    assert "w.json" in str(e.value) and "--bias: " in str(e.value)
+    assert class_bias({"PERIOD": 0.5}).tolist() == [0.0, 0.0, 0.5, 0.0]

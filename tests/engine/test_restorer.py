@@ -1,39 +1,21 @@
+"""punct.engine.restorer: words to the model's tokens and back (clitics, curly apostrophes,
+non-speech tokens), streams kept apart by speaker, data directories with segments, pause models
+on word times, ensembles, the end of every input ending a sentence, a missing model named."""
 import io
-import random
 
 import pytest
 import torch
 
-from punct.engine.decode import predict_streams
+from punct.engine.restorer import Restorer, resolve_model, stream_words
 from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
-from punct.io.sentences import punctuated
-from punct.engine.restorer import Restorer, resolve_model, stream_words
 from punct.io.reader import read_input
-from punct.io.writer import output_format, render_text, write_output
-from punct.text.labels import LABELS, label_id
+from punct.io.sentences import punctuated
+from punct.io.writer import write_output
 from punct.restore import restore_file
+from punct.text.labels import LABELS, label_id
 from punct.text.words import Utterance, Word
-
-WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "it", "'s",
-         "so", "what", "is", "next", "thank", "you"]
-
-
-def make_tiny_model(path, seed=0, window=16):
-    """A randomly initialised small T-BRNN saved like punct.engine.train saves best.pt."""
-    from punct.engine import checkpoint
-    from punct.models import build_model, resolved_model_args
-
-    torch.manual_seed(seed)
-    vocab = Vocabulary.build([WORDS], min_count=1)
-    args = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8})
-    model = build_model("tbrnn", args, len(vocab))
-    with torch.no_grad():  # punctuator2 starts output weights at zero: shake them so every label is predicted
-        for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.7)
-    checkpoint.save(path, {"model": "tbrnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
-                           "state_dict": model.state_dict(), "train_config": {"slice_length": window, "batch_size": 4}})
-    return model.eval(), vocab
+from tests.tiny_models import CTM, make_pause_model, make_tiny_model
 
 
 @pytest.fixture(autouse=True)
@@ -129,118 +111,6 @@ def test_missing_default_model_is_a_clear_error(monkeypatch, tmp_path):
         resolve_model(tmp_path / "nope.pt")
 
 
-def test_output_format_by_name():
-    assert output_format(None, None) == "text"
-    assert output_format("a.TextGrid", None) == "textgrid"
-    assert output_format("a.srt", None) == "srt" and output_format("a.vtt", None) == "vtt"
-    assert output_format("out/", None) == "datadir"
-    assert output_format("a.xyz", "json") == "json"
-    with pytest.raises(PunctError, match="cannot tell the output format"):
-        output_format("a.xyz", None)
-
-
-def random_utts(seed, n_utts=3, speakers=False):
-    rng = random.Random(seed)
-    utts = []
-    for i in range(n_utts):
-        t, words = rng.randint(0, 50) / 10, []
-        for _ in range(rng.randint(1, 80)):
-            t = round(t + rng.choice([0.0, 0.01, 0.15, 0.6, 2.4]), 3)
-            d = round(rng.randint(30, 800) / 1000, 3)
-            core = rng.choice(["Welcome", "to", "NASA", "it's", "<unk>", "Q3", "e-mail", "naïve"])
-            words.append(Word(core.lower(), rng.choice(["O"] * 5 + ["COMMA", "PERIOD", "QUESTION"]), t, round(t + d, 3),
-                              written=core if core != core.lower() else None))
-            t = round(t + d, 3)
-        spk = f"S{i}" if speakers else None
-        utts.append(Utterance(f"rec{i}" if not speakers else f"rec-S{i}", words, recording=f"rec{i}" if not speakers else "rec",
-                              speaker=spk))
-    return utts
-
-
-@pytest.mark.parametrize("fmt,ext", [("ctm", ".ctm"), ("textgrid", ".TextGrid"), ("json", ".json"), ("datadir", "")])
-def test_round_trip_keeps_every_word_and_time(tmp_path, fmt, ext):
-    for seed in range(5):
-        utts = random_utts(seed, speakers=(fmt == "textgrid"))
-        path = tmp_path / f"s{seed}{ext or '_dir'}"
-        write_output(utts, path, fmt)
-        back = read_input(path)
-        assert len(back) == len(utts)
-        for a, b in zip(utts, back):
-            assert [w.text for w in b.words] == [w.text for w in a.words]
-            assert [w.label for w in b.words] == [w.label for w in a.words]
-            if fmt != "datadir":  # a data directory keeps the lower-case text only
-                assert [punctuated(w) for w in b.words] == [punctuated(w) for w in a.words]
-            assert [w.start for w in b.words] == pytest.approx([w.start for w in a.words], abs=1e-6)
-            assert [w.end for w in b.words] == pytest.approx([w.end for w in a.words], abs=1e-6)
-
-
-@pytest.mark.parametrize("fmt", ["srt", "vtt"])
-def test_round_trip_subtitles_keep_words_and_marks(tmp_path, fmt):
-    from punct.io.options import WriteOptions
-    from punct.io.subtitles import shown
-
-    utts = random_utts(9, n_utts=1)
-    write_output(utts, tmp_path / f"s.{fmt}", fmt)
-    (back,) = read_input(tmp_path / f"s.{fmt}")
-    (kept,) = shown(utts, fmt)  # <unk> left out, its mark on the word before
-    assert len(kept.words) < len(utts[0].words)
-    assert [punctuated(w) for w in back.words] == [punctuated(w) for w in kept.words]
-    if fmt == "vtt":  # shown as they are, WebVTT keeps every word
-        write_output(utts, tmp_path / f"s.{fmt}", fmt, options=WriteOptions(bracketed="escape"))
-        (back,) = read_input(tmp_path / f"s.{fmt}")
-        assert [punctuated(w) for w in back.words] == [punctuated(w) for w in utts[0].words]
-
-
-def test_plain_text_in_and_out(tmp_path):
-    p = tmp_path / "t.txt"
-    p.write_text("GOOD morning\nladies, and gentlemen\n\n")
-    (u,) = read_input(p)
-    assert [w.text for w in u.words] == ["good", "morning", "ladies", "and", "gentlemen"]
-    u.words[1].label = "PERIOD"
-    u.words[4].label = "QUESTION"
-    assert render_text([u, Utterance("v", [Word("ok", "PERIOD")])]) == "GOOD morning.\nladies, and gentlemen?\n\nok.\n"
-    (tmp_path / "e.txt").write_text("\n")
-    with pytest.raises(PunctError, match="empty input"):
-        read_input(tmp_path / "e.txt")
-
-
-CTM = "".join(f"call A {i * 0.4:.2f} 0.30 {w}{' 0.9' if i % 3 else ''}\n"
-              for i, w in enumerate(("GOOD MORNING AND WELCOME TO THE CALL WE GREW REVENUE SO WHAT IS NEXT THANK YOU "
-                                     "IT'S <unk> DON'T " * 6).split()))
-
-
-def test_end_to_end_ctm_to_every_format(tiny, tmp_path):
-    model_path, model, vocab = tiny
-    src = tmp_path / "call.ctm"
-    src.write_text(CTM)
-    (inp,) = read_input(src)
-    hyp = restore_file(src, tmp_path / "out.ctm", model=model_path, end_sentence=False)
-    labels = [w.label for w in hyp[0].words]
-    assert len(set(labels)) >= 2
-    # the same labels as decoding the whole stream of model tokens at once
-    r = Restorer(model, vocab, window=16)
-    toks = [r._encoded(w)[1] for w in inp.words]
-    whole = predict_streams(model, [[i for t in toks for i in t]], window=16)[0]
-    ends = [sum(len(t) for t in toks[: k + 1]) - 1 for k in range(len(toks))]
-    assert labels == [LABELS[whole[e]] for e in ends]
-    out_ctm = read_input(tmp_path / "out.ctm")[0]
-    assert [punctuated(w) for w in out_ctm.words] == [punctuated(w) for w in hyp[0].words]
-    assert out_ctm.words[0].written == "GOOD" and out_ctm.words[0].start == 0.0 and out_ctm.words[1].conf == 0.9
-    for ext in (".srt", ".vtt", ".TextGrid", ".json", ".txt"):
-        restore_file(src, tmp_path / f"out{ext}", model=model_path, end_sentence=False)
-        assert (tmp_path / f"out{ext}").stat().st_size > 0
-    for ext in (".TextGrid", ".json"):
-        back = read_input(tmp_path / f"out{ext}")[0]
-        assert [(punctuated(w), w.start, w.end) for w in back.words] == [(punctuated(w), w.start, w.end) for w in hyp[0].words]
-    from punct.io.subtitles import shown
-
-    for ext in (".srt", ".vtt"):  # subtitles leave out <unk> (and move its mark to the word before)
-        back = read_input(tmp_path / f"out{ext}")[0]
-        assert [punctuated(w) for w in back.words] == [punctuated(w) for w in shown(hyp, ext[1:])[0].words]
-    text = (tmp_path / "out.txt").read_text()
-    assert text.split() == [punctuated(w) for w in hyp[0].words]
-
-
 def test_datadir_with_segments_ctm(tiny, tmp_path):
     model_path, _, _ = tiny
     d = tmp_path / "data"
@@ -289,20 +159,6 @@ def test_datadir_text_with_segments_is_read_in_recordings(tiny, tmp_path):
     (d / "segments").write_text(segments.replace("a-call-4 call 4.5 5.0\n", ""))
     with pytest.raises(PunctError, match="utterance 'a-call-4' of text is not in segments"):
         read_input(d)
-
-
-def make_pause_model(path, sets=("pause",), columns=("pause_after",)):
-    """Che et al.'s Pause model (no weights) saved as a checkpoint over the WORDS vocabulary."""
-    from punct.engine import checkpoint
-    from punct.engine.inputs import FeatureInputs
-    from punct.models import resolved_model_args
-
-    vocab = Vocabulary.build([WORDS], min_count=1)
-    inputs = FeatureInputs(vocab, list(sets), list(columns), normalize=False)
-    args = resolved_model_args("che_pause", {"feature_names": list(columns)})
-    checkpoint.save(path, {"model": "che_pause", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
-                           "state_dict": {}, "inputs": inputs.state(),
-                           "train_config": {"slice_length": 8, "batch_size": 4}})
 
 
 def test_a_pause_model_restores_a_ctm_from_its_word_times(tmp_path):
@@ -403,83 +259,6 @@ def test_ensemble_restore_is_the_argmax_of_the_mean_posteriors(tiny, tmp_path):
     twice = [w.label for w in EnsembleRestorer.load([path_a, path_a]).restore([inp])[0].words]
     assert twice == alone
     assert np.isclose(mean.sum(-1), 1.0).all()
-
-
-def test_ensemble_restore_cli_errors(tiny, tmp_path, capsys):
-    from punct.bin import restore as restore_bin
-
-    path_a, _, _ = tiny
-    src = tmp_path / "call.ctm"
-    src.write_text(CTM)
-    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
-                           "--weights", "1"])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 1 and err == ["error: --weights: 1 weights for 2 models (one per model)"]
-    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
-                           str(tmp_path / "none.pt")])
-    assert rc == 1 and capsys.readouterr().err.strip() == f"error: {tmp_path / 'none.pt'}: model file not found"
-    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
-                           "--weights", "1", "0"])
-    assert rc == 1 and "ensemble weights must be positive numbers" in capsys.readouterr().err
-    rc = restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model", str(path_a),
-                           "--window", "8"])
-    assert rc == 1 and "--window applies to one model" in capsys.readouterr().err
-    assert not (tmp_path / "o.ctm").exists()
-    assert restore_bin.main([str(src), "-o", str(tmp_path / "o.ctm"), "--model", str(path_a), "--model",
-                             str(path_a)]) == 0
-    assert sum(not line.startswith(";;") for line in (tmp_path / "o.ctm").read_text().splitlines()) == CTM.count("\n")
-
-
-def test_one_file_per_recording(tiny, tmp_path):
-    """A TextGrid or a subtitle file times one recording: input of several goes to a
-    directory, one file each; to one file (or stdout) it is a one-line error. Any other
-    format but a data directory goes to a directory the same way when -o names one."""
-    model_path, _, _ = tiny
-    (tmp_path / "all.ctm").write_text("call1 A 0.10 0.20 good\ncall1 A 0.40 0.20 morning\n"
-                                      "call2 A 0.10 0.30 thank\ncall2 A 0.50 0.20 you\n")
-    for out, fmt in ((tmp_path / "x.TextGrid", None), (None, "srt")):
-        with pytest.raises(PunctError, match=r"the input holds 2 recordings \(call1, call2\), and one "
-                                             r"(TextGrid|SRT file) times one recording: give -o DIR/") as e:
-            restore_file(tmp_path / "all.ctm", out, model=model_path, output_format_name=fmt)
-        assert e.value.path == str(out or tmp_path / "all.ctm")
-    assert not (tmp_path / "x.TextGrid").exists()
-    hyp = restore_file(tmp_path / "all.ctm", f"{tmp_path / 'tg'}/", model=model_path, output_format_name="textgrid")
-    assert sorted(p.name for p in (tmp_path / "tg").iterdir()) == [".punct-output", "call1.TextGrid", "call2.TextGrid"]
-    for rec in ("call1", "call2"):
-        (back,) = read_input(tmp_path / "tg" / f"{rec}.TextGrid")
-        want = [u for u in hyp if u.recording == rec][0]
-        assert [(punctuated(w), w.start) for w in back.words] == [(punctuated(w), w.start) for w in want.words]
-    # an existing directory takes one recording's file too
-    restore_file(tmp_path / "all.ctm", tmp_path / "tg", model=model_path, output_format_name="vtt")
-    assert sorted(p.name for p in (tmp_path / "tg").iterdir())[-2:] == ["call2.TextGrid", "call2.vtt"]
-    # formats that hold many recordings are one file as before
-    restore_file(tmp_path / "all.ctm", tmp_path / "all.out.ctm", model=model_path)
-    assert {line.split()[0] for line in (tmp_path / "all.out.ctm").read_text().splitlines()
-            if not line.startswith(";;")} == {"call1", "call2"}
-    # or, to a directory, one file per recording too (a folder of CTMs in, a folder of CTMs out)
-    for fmt, ext in (("ctm", ".ctm"), ("json", ".json"), ("text", ".txt")):
-        restore_file(tmp_path / "all.ctm", f"{tmp_path / fmt}/", model=model_path, output_format_name=fmt)
-        assert sorted(p.name for p in (tmp_path / fmt).iterdir()) == [".punct-output", f"call1{ext}", f"call2{ext}"]
-    assert (tmp_path / "ctm" / "call2.ctm").read_text().splitlines()[1:] == [
-        line for line in (tmp_path / "all.out.ctm").read_text().splitlines()
-        if line.startswith(("call2 ", ";; punct-mark call2 "))]
-
-
-def test_capitalize_option_of_the_command(tiny, tmp_path, capsys):
-    from punct.bin.restore import main
-
-    model_path, _, _ = tiny
-    src = tmp_path / "in.txt"
-    src.write_text("good morning and welcome to the call i grew revenue\n")
-    assert main([str(src), "-o", str(tmp_path / "plain.txt"), "--model", str(model_path)]) == 0
-    assert main([str(src), "-o", str(tmp_path / "cap.txt"), "--model", str(model_path), "--capitalize"]) == 0
-    plain = (tmp_path / "plain.txt").read_text().split()
-    cap = (tmp_path / "cap.txt").read_text().split()
-    assert [c.lower() for c in cap] == plain  # the same words and marks
-    assert cap[0].rstrip(",.?") == "Good" and cap[plain.index(next(p for p in plain if p.rstrip(",.?") == "i"))].startswith("I")
-    ends = [k + 1 for k, p in enumerate(plain[:-1]) if p.endswith((".", "?"))]
-    assert all(cap[k][0].isupper() for k in ends)
-    assert not any(c[0].isupper() for k, c in enumerate(cap) if k and k not in ends and c.rstrip(",.?") != "I")
 
 
 class EndModel(torch.nn.Module):

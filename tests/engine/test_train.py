@@ -1,7 +1,6 @@
 """punct.engine.train: its outputs, schedules, model selection, precision, warm starts,
 checkpoint averaging and optimizer step (a training stopped and run again:
 test_train_interrupted.py)."""
-import re
 from pathlib import Path
 
 import pytest
@@ -79,24 +78,6 @@ def test_halving_schedule_halves_then_stops(tiny_data, tmp_path, monkeypatch, ti
     assert ck["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.02 * 0.5)
 
 
-def test_halving_step_goes_back_to_the_best_weights(tmp_path):
-    from punct.engine.optim import halving_step
-
-    cfg = TrainConfig(lr_schedule="halving")
-    model = torch.nn.Linear(2, 2)
-    best = {k: torch.zeros_like(v) for k, v in model.state_dict().items()}
-    from punct.text.labels import LABELS
-
-    ckpt.save(tmp_path / "best.pt", {"state_dict": best, "labels": list(LABELS)})
-    prog = {"epoch": 4, "best_ppl": 1.30, "best_epoch": 4}
-    halving_step(cfg, prog, 1.20, True, model, tmp_path / "best.pt")  # a real gain: nothing changes
-    assert "halving" not in prog and model.weight.abs().sum() > 0
-    halving_step(cfg, prog, 1.35, False, model, tmp_path / "best.pt")  # worse: halve, back to the best weights
-    assert prog["halving"] and prog["lr_scale"] == 0.5 and model.weight.abs().sum() == 0
-    halving_step(cfg, prog, 1.2999, True, model, tmp_path / "best.pt")  # a gain under 0.3% of log-ppl: stop
-    assert prog["halved_out"] and prog["lr_scale"] == 0.5
-
-
 def test_sum_loss_steps_are_the_mean_loss_steps_times_the_word_count(tiny_data, tmp_path, tiny_cfg):
     """loss_reduction sum (punctuator2's cost): with plain SGD and no clipping, one step moves
     every weight by the word count times the mean-loss step."""
@@ -166,21 +147,6 @@ def test_precision_bf16_trains_close_to_fp32(tiny_data, tmp_path, tiny_cfg):
 def test_precision_is_checked(tiny_cfg):
     with pytest.raises((ValueError, PunctError), match="precision must be fp32 or bf16"):
         tiny_cfg("precision=fp16").check()
-
-
-def test_plateau_step_goes_back_to_the_best_weights_and_decays_the_rate(tmp_path):
-    from punct.engine.optim import plateau_step
-    from punct.text.labels import LABELS
-
-    cfg = TrainConfig(lr_schedule="plateau", lr_decay=0.25, lr=0.01)
-    model = torch.nn.Linear(2, 2)
-    ckpt.save(tmp_path / "best.pt", {"state_dict": {k: torch.zeros_like(v) for k, v in model.state_dict().items()},
-                                     "labels": list(LABELS)})
-    prog = {"epoch": 6, "best_epoch": 4}
-    plateau_step(cfg, prog, model, tmp_path / "best.pt", 1)
-    assert prog["lr_scale"] == 0.25 and model.weight.abs().sum() == 0
-    plateau_step(cfg, prog, model, tmp_path / "best.pt", 1)
-    assert prog["lr_scale"] == 0.25 ** 2
 
 
 def test_plateau_schedule_decays_after_every_epoch_without_gain(tiny_data, tmp_path, tiny_cfg):
@@ -265,20 +231,6 @@ def test_select_by_last_keeps_the_last_epoch_even_when_it_validates_worse(tiny_d
                  tr, dev, none)
     assert prog["epoch"] == start["epoch"] and ckpt.load(none / "best.pt")["epoch"] == start["epoch"]
     assert all(torch.equal(ckpt.load(none / "best.pt")["state_dict"][k], v) for k, v in start["state_dict"].items())
-
-
-def test_warm_start_refuses_another_model_or_shape(tiny_data, tmp_path, tiny_cfg):
-    tr, dev = tiny_data
-    first = tmp_path / "first"
-    train(tiny_cfg("max_epochs=1"), tr, dev, first)
-    with pytest.raises(PunctError, match="no such checkpoint"):
-        train(tiny_cfg(f"init_from={tmp_path / 'none.pt'}"), tr, dev, tmp_path / "a")
-    with pytest.raises(PunctError, match="do not fit this config's model_args"):
-        train(tiny_cfg(f"init_from={first / 'best.pt'}", "model_args.hidden_size=4"), tr, dev, tmp_path / "b")
-    cfg = load_config(ROOT / "conf" / "tlstm.yaml", TrainConfig,
-                      ["batch_size=4", "slice_length=20", "max_epochs=1", "threads=1", f"init_from={first / 'best.pt'}"])
-    with pytest.raises(PunctError, match="init_from is a tbrnn model; a tlstm run"):
-        train(cfg, tr, dev, tmp_path / "c")
 
 
 def test_average_best_keeps_the_best_epochs_and_averages_them(tiny_data, tmp_path, tiny_cfg):
@@ -366,83 +318,6 @@ def test_progress_lines_without_a_terminal_tell_when_the_epoch_ends(tiny_data, t
         assert m, line
     last = re.fullmatch(r"epoch 1 batch (\d+)/(\d+).*", lines[-1])
     assert last.group(1) == last.group(2) and lines[-1].endswith("end in 0 min")
-
-
-@pytest.mark.parametrize("optimizer", ["adagrad", "adam", "adamw"])
-def test_fused_optimizer_is_the_same_update(optimizer, tiny_cfg):
-    """The optimizer steps with torch's fused CPU kernel; it gives the update of the
-    foreach implementation up to float rounding."""
-    from punct.engine.optim import make_optimizer
-
-    torch.manual_seed(0)
-    start = [torch.randn(50, 8), torch.randn(8)]
-    grads = [[torch.randn_like(p) for p in start] for _ in range(5)]
-    weights = {}
-    for fused in (True, False):
-        params = [torch.nn.Parameter(p.clone()) for p in start]
-        opt = make_optimizer(tiny_cfg(f"optimizer={optimizer}", "lr=0.01", "weight_decay=0.01"), params, fused)
-        assert bool(opt.defaults.get("fused")) is fused
-        for g in grads:
-            for p, gp in zip(params, g):
-                p.grad = gp.clone()
-            opt.step()
-        weights[fused] = params
-    for a, b, s in zip(weights[True], weights[False], start):
-        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
-        assert not torch.equal(a, s)
-
-
-def test_a_resume_steps_with_the_configs_optimizer_implementation(tiny_cfg):
-    """torch's load_state_dict restores the saved groups' implementation; a run saved on the
-    foreach path resumes on the fused one (and back) as the config now says."""
-    from punct.engine.optim import load_optimizer_state, make_optimizer
-
-    params = [torch.nn.Parameter(torch.randn(4, 3))]
-    params[0].grad = torch.randn(4, 3)
-    for saved, now in ((False, True), (True, False)):
-        old = make_optimizer(tiny_cfg("optimizer=adam"), params, saved)
-        old.step()
-        new = make_optimizer(tiny_cfg("optimizer=adam"), params, now)
-        load_optimizer_state(new, old.state_dict())
-        assert bool(new.param_groups[0]["fused"]) is now
-        assert int(new.state[params[0]]["step"]) == 1
-        new.step()
-        assert int(new.state[params[0]]["step"]) == 2
-
-
-def test_valid_decode_whole_scores_the_validation_set_as_decoding_it_does(tiny_data, tmp_path, caplog, tiny_cfg):
-    """valid_decode whole: the validation F1 is that of the validation utterances decoded whole
-    (every word, a sentence longer than a slice too), the number decoding best.pt gives."""
-    import logging
-
-    from punct.data.datadir import load_utterances, write_datadir
-    from punct.engine.decode import decode
-    from punct.scoring.score import score_labels
-    from punct.text.words import Utterance, Word
-
-    tr, dev = tiny_data
-    # dev and a 45-word sentence, longer than the 20-word slices (left out of the slices' F1)
-    long = Utterance("long", [Word(f"w{8 + i % 20}", "O") for i in range(44)] + [Word("w9", "PERIOD")])
-    write_datadir(tmp_path / "dev", load_utterances(dev) + [long])
-    exp = tmp_path / "exp"
-    args = ("max_epochs=3", "lr=0.5")
-    with caplog.at_level(logging.INFO, logger="punct"):
-        prog = train(tiny_cfg("valid_decode=whole", *args), tr, tmp_path / "dev", exp)
-    assert "decoded whole: 4 utterances, 165 words, 20-word windows" in caplog.text
-    hyp = decode(exp / "best.pt", tmp_path / "dev", runtime="torch", end_sentence=False)  # validation: the model alone
-    ref = load_utterances(tmp_path / "dev")
-    f1 = float(score_labels([x for u in ref for x in u.labels], [x for u in hyp for x in u.labels]).overall.f1)
-    assert f1 > 30  # the model learnt something: the comparison below is not of two zeros
-    assert ckpt.load(exp / "best.pt")["valid_f1"] == pytest.approx(f1, abs=1e-9)
-    # the same training validated on the slices: the same perplexities, another F1
-    slices = train(tiny_cfg(*args), tr, tmp_path / "dev", tmp_path / "slices")
-    for a, b in zip(prog["history"], slices["history"], strict=True):
-        assert a["valid_ppl"] == pytest.approx(b["valid_ppl"], rel=1e-6)
-    assert [r["valid_f1"] for r in prog["history"]] != [r["valid_f1"] for r in slices["history"]]
-    # each epoch logs both F1s: the one kept, and the one the slices would have given
-    both = re.findall(r"validation F1 ([\d.]+) decoded whole, ([\d.]+) on the slices", caplog.text)
-    assert [float(w) for w, _ in both] == [pytest.approx(r["valid_f1"], abs=0.005) for r in prog["history"]]
-    assert [float(s) for _, s in both] == [pytest.approx(r["valid_f1"], abs=0.005) for r in slices["history"]]
 
 
 def test_valid_decode_is_checked(tiny_cfg):

@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from punct.bin.common import run
 from punct.engine import checkpoint as ckpt
-from punct.engine import signals
 from punct.engine.signals import Interrupted
 from punct.engine.train import train
 from punct.errors import PunctError
@@ -159,39 +157,6 @@ def test_sigint_on_the_last_batch_of_an_epoch_resumes_at_its_validation(tiny_dat
     steps = []
     prog = train(tiny_cfg(), tr, dev, tmp_path / "b", on_step=lambda e, b: steps.append((e, b)))
     assert steps[0] == (1, 1) and prog["epoch"] == 2 and len(prog["history"]) == 2  # epoch 1 validated first
-
-
-def test_a_repeat_within_the_window_is_ignored_and_a_later_one_acts(monkeypatch, sigint_handled):
-    with signals.deferred(announce=False) as got:
-        os.kill(os.getpid(), signal.SIGINT)
-        os.kill(os.getpid(), signal.SIGINT)  # torchrun forwarding what the ranks got already
-    assert got.signum == signal.SIGINT
-    monkeypatch.setattr(signals, "REPEAT_SECONDS", 0.0)
-    with signals.deferred(announce=False) as got:
-        os.kill(os.getpid(), signal.SIGINT)
-        assert got.signum == signal.SIGINT  # the first is deferred (reaching this line shows it)
-        with pytest.raises(KeyboardInterrupt):
-            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C again: stop now
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-
-
-def test_an_ignored_signal_stays_ignored():
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        with signals.deferred(announce=False) as got:
-            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-            os.kill(os.getpid(), signal.SIGINT)
-        assert got.signum == 0
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-def test_the_entry_point_exits_with_the_signals_status(capsys):
-    def stopped(args):
-        raise Interrupted("training stopped by SIGTERM", Path("exp/x/checkpoint.pt"), signal.SIGTERM)
-
-    assert run(stopped, None, prog="t") == 143
-    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: exp/x/checkpoint.pt: training stopped by SIGTERM"
 
 
 def test_a_signal_while_validating_the_last_epoch_stops_before_the_ending(tiny_data, tmp_path, monkeypatch, tiny_cfg):

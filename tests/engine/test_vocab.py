@@ -1,3 +1,4 @@
+"""punct.engine.vocab: the vocabulary with its special ids and min_count, its word list round trip, a bad list refused."""
 import pytest
 
 from punct.engine.vocab import Vocabulary

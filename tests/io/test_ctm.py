@@ -1,3 +1,5 @@
+"""punct.io.ctm: CTM files read (fields, spelling, marks, NIST order, segments, the forms of other
+tools) and written as they were read, every fault named by file and line."""
 import logging
 import random
 
@@ -5,7 +7,7 @@ import pytest
 
 from punct.errors import PunctError
 from punct.io import ctm, detect_format
-from punct.io.sentences import punctuated, split_token
+from punct.io.sentences import punctuated
 from punct.data.tables import Segment
 from punct.text.words import Utterance, Word
 
@@ -14,32 +16,6 @@ def write(tmp_path, text, name="a.ctm"):
     p = tmp_path / name
     p.write_text(text, encoding="utf-8")
     return p
-
-
-@pytest.mark.parametrize("token,word,label", [
-    ("hello", "hello", "O"),
-    ("Hello,", "Hello", "COMMA"),
-    ("GOOD.", "GOOD", "PERIOD"),
-    ("why?!", "why", "QUESTION"),
-    ("so...", "so", "PERIOD"),
-    ("well;", "well", "PERIOD"),
-    ('"quoted",', "quoted", "COMMA"),
-    ("(aside)", "aside", "O"),
-    ("U.S.", "U.S.", "O"),        # abbreviation keeps its dot
-    ("U.S.,", "U.S.", "COMMA"),
-    ("Mr.", "Mr.", "O"),
-    ("3.5.", "3.5", "PERIOD"),
-    ("th-", "th-", "O"),          # a cut-off word, not a dash mark
-    ("<unk>", "<unk>", "O"),
-    ("[noise]", "[noise]", "O"),
-    ("[NOISE].", "[NOISE]", "PERIOD"),  # marks after a bracketed token are its label
-    ("<sil>,", "<sil>", "COMMA"),
-    ("students'", "students'", "O"),
-    (",", "", "COMMA"),
-    ("--", "", "COMMA"),
-])
-def test_split_token(token, word, label):
-    assert split_token(token) == (word, label)
 
 
 def test_read_fields_spelling_and_marks(tmp_path):

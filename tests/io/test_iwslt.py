@@ -1,3 +1,5 @@
+"""punct.io.iwslt: the IWSLT format read (labels, empty words keeping the stronger mark) and
+written back, errors named by file and line, the format told from the file."""
 import logging
 
 import pytest

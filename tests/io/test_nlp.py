@@ -1,3 +1,5 @@
+"""punct.io.nlp: Earnings-21 and -22 .nlp files (references, engine outputs, force-aligned) read
+and written back, errors named by file and line, the format told from the file."""
 import logging
 
 import pytest

@@ -110,28 +110,6 @@ def test_vtt_by_webvtt_py_and_pysubs2(tmp_path, word_times):
         assert [e.plaintext.replace("\n", " ") for e in events] == [" ".join(shown_lines(c.raw_text)) for c in cues]
 
 
-def test_cues_break_at_phrase_boundaries():
-    from punct.io.sentences import make_cues, wrap_lines
-
-    from punct.io.sentences import break_costs, word_from_token
-
-    # 65 characters: two lines, and the break comes after the comma, not inside "the third quarter"
-
-    toks = "we grew revenue in every region, and the third quarter was strong".split()
-    words = [word_from_token(t) for t in toks]
-    lines = wrap_lines([punctuated(w) for w in words], 42, 2, break_costs(words))
-    assert lines == ["we grew revenue in every region,", "and the third quarter was strong"]
-    # no line ends with an article or a preposition when another layout fits as well
-    toks = "so we think that the outlook for the rest of the year remains very good".split()
-    words = [word_from_token(t) for t in toks]
-    lines = wrap_lines(toks, 42, 2, break_costs(words))
-    assert all(x.split()[-1] not in ("the", "of", "for", "that") for x in lines[:-1]), lines
-    # a sentence cut into cues at its comma rather than in the middle of a phrase
-    u = call("thank you all for joining us this morning, and welcome to the first quarter earnings conference call.")
-    cues = make_cues([u])
-    assert [punctuated(c.words[-1]) for c in cues][0] == "morning,"
-
-
 # ----------------------------------------------------------------------------- TextGrid
 
 def test_textgrid_read_by_the_textgrid_package_and_praatio(tmp_path):

@@ -1,3 +1,5 @@
+"""punct.io.text: plain text and Kaldi text read as utterances and written back, errors, the
+format told from the file, unmarked words as text only where a command says so."""
 import pytest
 
 from punct.errors import PunctError

@@ -1,3 +1,5 @@
+"""punct.io.textgrid: TextGrids read (long and short format, UTF-16, MFA speakers, silences,
+marks) and written with a sentence tier, overlaps trimmed, faults named by line."""
 import logging
 import random
 

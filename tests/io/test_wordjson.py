@@ -1,3 +1,5 @@
+"""punct.io.wordjson: the word JSON of Vosk, Whisper and whisper.cpp read into timed words, punct's
+own JSON written and read back, errors named by line."""
 import json
 import random
 

@@ -50,7 +50,7 @@ TINY: dict[str, list[str]] = {
     "che_pause": [],
     "che_ppe": ["model_args.hidden=[8]"],
 }
-#: two-stage models: the stage-one family their init_from names (a tiny model made by conftest.stage1_models)
+#: two-stage models: the stage-one family their init_from names (a tiny model made by tests/conftest.py's stage1_models)
 STAGE1_FAMILY = {"ta_brnn": "tbrnn", "ta_lstm": "tlstm", "ta_transformer": "transformer_tagger"}
 RUN = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "valid_slices=4", "checkpoint_minutes=0",
        "threads=1"]  # tiny tensors: a second thread only adds synchronisation

@@ -1,8 +1,15 @@
+"""The T-BRNN (punct.models.tbrnn): shapes, padding that does not leak, dropout in training
+only, attention blocks equal to the dense scores, learning a mark decided by the next word,
+and its optional case head."""
+from __future__ import annotations
+
 import numpy as np
+import pytest
 import torch
 
-from punct.models import EOS_ID, build_model
-from punct.models.layers import additive_scores, append_token
+from punct.models import build_model
+from punct.models.layers import additive_scores
+from punct.text.labels import CASES, LABELS
 
 
 def small(**kw):
@@ -10,12 +17,6 @@ def small(**kw):
     args = dict(embedding_dim=8, hidden_size=8, attention_dim=6)
     args.update(kw)
     return build_model("tbrnn", args, 40)
-
-
-def test_append_token():
-    ids = torch.tensor([[5, 6, 7], [8, 9, 0]])
-    out = append_token(ids, torch.tensor([3, 2]), EOS_ID, 0)
-    assert out.tolist() == [[5, 6, 7, EOS_ID], [8, 9, EOS_ID, 0]]
 
 
 def test_shapes_and_padding_does_not_leak():
@@ -90,3 +91,30 @@ def test_learns_mark_decided_by_next_word():
     pred = predict_streams(m, x.tolist(), window=12)  # whole rows in one window
     acc = (np.array(pred) == y.numpy()).mean()
     assert acc > 0.95, acc
+
+
+def test_tbrnn_case_head():
+    from punct.engine.loss import loss_sum_of
+    from punct.models import build_model
+
+    torch.manual_seed(0)
+    m = build_model("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "case_head": True}, 20)
+    ids = torch.randint(3, 20, (2, 6))
+    mask = torch.ones(2, 6, dtype=torch.bool)
+    marks, cases = m(ids, mask, return_case=True)
+    assert marks.shape == (2, 6, len(LABELS)) and cases.shape == (2, 6, len(CASES))
+    assert torch.equal(m(ids, mask), marks)
+    y = torch.zeros(2, 6, dtype=torch.long)
+    target = torch.full((2, 6), -100)
+    target[0, 2], target[1, 4] = 1, 2
+    opt = torch.optim.Adam(m.parameters(), lr=0.05)
+    for _ in range(40):
+        opt.zero_grad()
+        loss_sum_of(m, {"ids": ids, "mask": mask, "cases": target}, y).backward()
+        opt.step()
+    _, cases = m(ids, mask, return_case=True)
+    assert cases[0, 2].argmax() == 1 and cases[1, 4].argmax() == 2
+    plain = build_model("tbrnn", {"embedding_dim": 8, "hidden_size": 8}, 20)
+    assert plain.case_out is None
+    with pytest.raises(ValueError, match="no case head"):
+        plain(ids, mask, return_case=True)

@@ -13,7 +13,7 @@ from punct.engine import checkpoint as ckpt
 from punct.engine.config import TrainConfig
 from punct.text.labels import LABELS
 
-#: tiny training runs (as tests/models/conftest.py's stage-one models)
+#: tiny training runs (as tests/conftest.py's stage-one models)
 RUN1 = ["batch_size=4", "slice_length=20", "max_epochs=1", "epoch_slices=8", "valid_slices=4", "checkpoint_minutes=0",
         "threads=1"]
 

@@ -1,3 +1,5 @@
+"""punct.prosody.features: per-word feature sets of a data directory written and read (ark, scp,
+names), concatenated, found after a move, checked against the words."""
 import shutil
 
 import numpy as np

@@ -1,3 +1,5 @@
+"""punct.prosody.pause: the pause features of timed words by hand, their caps, the segments of a
+recording chained, finite and bounded on random input."""
 import random
 
 import numpy as np

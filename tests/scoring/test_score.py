@@ -1,3 +1,6 @@
+"""punct.scoring.score: marks scored on hand-worked examples of identical words and of ASR
+hypotheses aligned to the reference, per utterance or as one stream, dropped marks, non-speech
+tokens, case; undefined metrics are None."""
 import json
 
 import pytest

@@ -1,3 +1,5 @@
+"""punct.text.labels: marks mapped to labels, the label inventory and its ids, the stronger mark,
+and the case classes of words."""
 import pytest
 
 from punct.text import labels as L

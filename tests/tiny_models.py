@@ -1,0 +1,46 @@
+"""Tiny random models saved as punct.engine.train saves best.pt, for the test files of several
+folders (a helper module: conftest.py files hold fixtures). Import as ``tests.tiny_models``."""
+from __future__ import annotations
+
+import torch
+
+from punct.engine.vocab import Vocabulary
+from punct.text.labels import LABELS
+
+WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "it", "'s",
+         "so", "what", "is", "next", "thank", "you"]
+#: a call of 114 words in upper case, WORDS and <unk>, as a recognizer's CTM writes them (confidence on 2 of 3)
+CTM = "".join(f"call A {i * 0.4:.2f} 0.30 {w}{' 0.9' if i % 3 else ''}\n"
+              for i, w in enumerate(("GOOD MORNING AND WELCOME TO THE CALL WE GREW REVENUE SO WHAT IS NEXT THANK YOU "
+                                     "IT'S <unk> DON'T " * 6).split()))
+
+
+def make_tiny_model(path, seed=0, window=16):
+    """A randomly initialised small T-BRNN saved like punct.engine.train saves best.pt."""
+    from punct.engine import checkpoint
+    from punct.models import build_model, resolved_model_args
+
+    torch.manual_seed(seed)
+    vocab = Vocabulary.build([WORDS], min_count=1)
+    args = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8})
+    model = build_model("tbrnn", args, len(vocab))
+    with torch.no_grad():  # punctuator2 starts output weights at zero: shake them so every label is predicted
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.7)
+    checkpoint.save(path, {"model": "tbrnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": model.state_dict(), "train_config": {"slice_length": window, "batch_size": 4}})
+    return model.eval(), vocab
+
+
+def make_pause_model(path, sets=("pause",), columns=("pause_after",)):
+    """Che et al.'s Pause model (no weights) saved as a checkpoint over the WORDS vocabulary."""
+    from punct.engine import checkpoint
+    from punct.engine.inputs import FeatureInputs
+    from punct.models import resolved_model_args
+
+    vocab = Vocabulary.build([WORDS], min_count=1)
+    inputs = FeatureInputs(vocab, list(sets), list(columns), normalize=False)
+    args = resolved_model_args("che_pause", {"feature_names": list(columns)})
+    checkpoint.save(path, {"model": "che_pause", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": {}, "inputs": inputs.state(),
+                           "train_config": {"slice_length": 8, "batch_size": 4}})
