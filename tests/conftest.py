@@ -236,3 +236,36 @@ def tiny_lora_tagger(tiny_mpnet_folder, tiny_model_data, tmp_path_factory):
     synthetic.train_tiny_tagger("conf/accurate.yaml", synthetic.LORA_TAGGER, tiny_mpnet_folder, tiny_model_data,
                                 d / "exp", state=d / "tagger.pt")
     return d / "tagger.pt"
+
+
+@pytest.fixture
+def sigint_handled():
+    """SIGINT at Python's default handler for the test: a shell starts background jobs with it
+    ignored, and the trainer rightly leaves an ignored signal alone."""
+    import signal
+
+    saved = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, saved)
+
+
+@pytest.fixture(scope="session")
+def live_model(tmp_path_factory):
+    """A tiny model with 24-word windows (the live tests' streams)."""
+    from tests.tiny_models import make_tiny_model
+
+    path = tmp_path_factory.mktemp("live") / "tiny.pt"
+    make_tiny_model(path, seed=3, window=24)
+    return path
+
+
+@pytest.fixture()
+def recipes(tmp_path, repo_root):
+    """A recipes folder with corpus c (experiments GOOD) beside a link to the repository's conf/."""
+    from tests.experiment_files import GOOD
+
+    (tmp_path / "conf").symlink_to(repo_root / "conf")
+    (tmp_path / "recipes" / "c").mkdir(parents=True)
+    (tmp_path / "recipes" / "c" / "experiments.yaml").write_text(GOOD)
+    return tmp_path / "recipes"

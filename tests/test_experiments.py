@@ -10,15 +10,6 @@ from punct.experiments import load, load_corpus
 from tests.experiment_files import GOOD
 
 
-@pytest.fixture()
-def recipes(tmp_path, repo_root):
-    """A recipes folder with corpus c (experiments GOOD) beside a link to the repository's conf/."""
-    (tmp_path / "conf").symlink_to(repo_root / "conf")
-    (tmp_path / "recipes" / "c").mkdir(parents=True)
-    (tmp_path / "recipes" / "c" / "experiments.yaml").write_text(GOOD)
-    return tmp_path / "recipes"
-
-
 def test_a_valid_file_resolves(recipes):
     r = load_corpus("c", recipes)
     assert r.corpus == "c" and r.sets.train == ("train", "big") and r.sets.valid == "dev" and r.paper_targets == "test"

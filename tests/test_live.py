@@ -15,34 +15,12 @@ import pytest
 from punct.engine.live import direct_labels
 from punct.engine.restorer import Restorer
 from punct.io.sentences import punctuated, spelling
-from punct.text.words import Word
-from tests.tiny_models import WORDS, make_tiny_model
+from tests.tiny_models import random_words
 
 
 @pytest.fixture(autouse=True)
 def one_thread(one_torch_thread):
     """Windows of a few words on one torch thread (tests/conftest.py)."""
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    path = tmp_path_factory.mktemp("live") / "tiny.pt"
-    make_tiny_model(path, seed=3, window=24)
-    return path
-
-
-def _words(n, seed=0, timed=False):
-    import random
-
-    rng = random.Random(seed)
-    out, t = [], 0.0
-    for _ in range(n):
-        w = Word(text=rng.choice(WORDS))
-        if timed:
-            w.start, w.end = round(t, 2), round(t + 0.3, 2)
-            t += 0.3 + rng.choice([0.0, 0.05, 0.4, 1.5])
-        out.append(w)
-    return out
 
 
 def _cli(args, stdin_lines, delay=0.0, signal_after=None, timeout=60):
@@ -67,11 +45,11 @@ def _cli(args, stdin_lines, delay=0.0, signal_after=None, timeout=60):
     return p.returncode, out, err
 
 
-def test_cli_through_a_pipe_gives_the_direct_marks(tiny):
-    r = Restorer.load(tiny, workers=1)
-    words = _words(40, seed=11)
+def test_cli_through_a_pipe_gives_the_direct_marks(live_model):
+    r = Restorer.load(live_model, workers=1)
+    words = random_words(40, seed=11)
     want = direct_labels(r, words, 3)
-    rc, out, err = _cli(["-", "--model", str(tiny), "--lookahead", "3", "--context-sentences", "0",
+    rc, out, err = _cli(["-", "--model", str(live_model), "--lookahead", "3", "--context-sentences", "0",
                          "--output-format", "json"], [w.text for w in words], delay=0.005)
     assert rc == 0, err
     got = [json.loads(line) for line in out.splitlines()]
@@ -79,18 +57,18 @@ def test_cli_through_a_pipe_gives_the_direct_marks(tiny):
 
 
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_flushes_every_pending_word(tiny, sig, code):
-    rc, out, err = _cli(["-", "--model", str(tiny), "--lookahead", "50", "--flush-after", "0"],
+def test_a_signal_flushes_every_pending_word(live_model, sig, code):
+    rc, out, err = _cli(["-", "--model", str(live_model), "--lookahead", "50", "--flush-after", "0"],
                         ["good morning and", "welcome to the call"], signal_after=(sig, 0.5))
     assert rc == code, err
     assert out.split()[:7] and [t.rstrip(",.?") for t in out.split()] == "good morning and welcome to the call".split()
     assert out.rstrip().endswith((".", "?"))  # the end of what was said
 
 
-def test_idle_input_flushes_after_the_pause(tiny):
+def test_idle_input_flushes_after_the_pause(live_model):
     """No input for --flush-after seconds decides what has come, while the input stays open."""
     env = dict(os.environ, PUNCT_RUNTIME="torch")
-    p = subprocess.Popen([sys.executable, "-m", "punct", "restore", "--live", "-", "--model", str(tiny),
+    p = subprocess.Popen([sys.executable, "-m", "punct", "restore", "--live", "-", "--model", str(live_model),
                           "--lookahead", "50", "--flush-after", "0.5", "--output-format", "json"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     p.stdin.write("good morning and welcome\n")
@@ -102,23 +80,23 @@ def test_idle_input_flushes_after_the_pause(tiny):
     assert p.wait(timeout=30) == 0 and len(rest) == 3
 
 
-def test_bad_lines_lose_no_words_in_the_cli(tiny, tmp_path):
+def test_bad_lines_lose_no_words_in_the_cli(live_model, tmp_path):
     src = tmp_path / "in.ctm"
     src.write_text("call A 0.1 0.2 good 1\ncall A 0.3 oops morning 1\ncall A 0.6 0.2 and\ncall A 0.9 0.2 welcome 1\n")
-    rc, out, err = _cli([str(src), "--model", str(tiny), "--output-format", "json"], [])
+    rc, out, err = _cli([str(src), "--model", str(live_model), "--output-format", "json"], [])
     assert rc == 0, err
     assert [json.loads(x)["text"] for x in out.splitlines()] == ["good", "morning", "and", "welcome"]
     assert f"{src}:2:" in err and "kept without times" in err
 
 
-def test_live_refuses_what_it_cannot_do(tiny, capsys):
+def test_live_refuses_what_it_cannot_do(live_model, capsys):
     from punct.bin.restore import main
 
     for args, msg in ((["--output-format", "datadir"], "--live writes"), (["--lookahead", "-1"], "--lookahead"),
                       (["--input-format", "textgrid"], "--live reads"), (["--weights", "1"], "one model"),
                       (["--context-sentences", "-2"], "--context-sentences")):
         try:
-            code = main(["--live", "-", "--model", str(tiny), *args])
+            code = main(["--live", "-", "--model", str(live_model), *args])
         except SystemExit as e:  # argparse's own checks
             code = e.code
         assert code != 0

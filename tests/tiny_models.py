@@ -6,6 +6,7 @@ import torch
 
 from punct.engine.vocab import Vocabulary
 from punct.text.labels import LABELS
+from punct.text.words import Word
 
 WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "it", "'s",
          "so", "what", "is", "next", "thank", "you"]
@@ -44,3 +45,18 @@ def make_pause_model(path, sets=("pause",), columns=("pause_after",)):
     checkpoint.save(path, {"model": "che_pause", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
                            "state_dict": {}, "inputs": inputs.state(),
                            "train_config": {"slice_length": 8, "batch_size": 4}})
+
+
+def random_words(n, seed=0, timed=False):
+    """``n`` words drawn from WORDS (timed: 0.3 s each, with gaps of 0-1.5 s)."""
+    import random
+
+    rng = random.Random(seed)
+    out, t = [], 0.0
+    for _ in range(n):
+        w = Word(text=rng.choice(WORDS))
+        if timed:
+            w.start, w.end = round(t, 2), round(t + 0.3, 2)
+            t += 0.3 + rng.choice([0.0, 0.05, 0.4, 1.5])
+        out.append(w)
+    return out

@@ -11,15 +11,6 @@ import pytest
 from tests.experiment_files import GOOD
 
 
-@pytest.fixture()
-def recipes(tmp_path, repo_root):
-    """A recipes folder with corpus c (experiments GOOD) beside a link to the repository's conf/."""
-    (tmp_path / "conf").symlink_to(repo_root / "conf")
-    (tmp_path / "recipes" / "c").mkdir(parents=True)
-    (tmp_path / "recipes" / "c" / "experiments.yaml").write_text(GOOD)
-    return tmp_path / "recipes"
-
-
 def _list(run_py, recipes, *args):
     return run_py("punct.bin.experiments", "list", "--corpus", "c", "--recipes", str(recipes), "-q", *args)
 

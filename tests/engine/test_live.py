@@ -8,33 +8,12 @@ import pytest
 from punct.engine.live import LiveStream, decide, direct_labels
 from punct.engine.restorer import Restorer
 from punct.text.words import Word
-from tests.tiny_models import WORDS, make_tiny_model
+from tests.tiny_models import random_words
 
 
 @pytest.fixture(autouse=True)
 def one_thread(one_torch_thread):
     """Windows of a few words on one torch thread (tests/conftest.py)."""
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    path = tmp_path_factory.mktemp("live") / "tiny.pt"
-    make_tiny_model(path, seed=3, window=24)
-    return path
-
-
-def _words(n, seed=0, timed=False):
-    import random
-
-    rng = random.Random(seed)
-    out, t = [], 0.0
-    for _ in range(n):
-        w = Word(text=rng.choice(WORDS))
-        if timed:
-            w.start, w.end = round(t, 2), round(t + 0.3, 2)
-            t += 0.3 + rng.choice([0.0, 0.05, 0.4, 1.5])
-        out.append(w)
-    return out
 
 
 def _feed(restorer, words, lookahead, chunks=1, **kw):
@@ -50,11 +29,11 @@ def _feed(restorer, words, lookahead, chunks=1, **kw):
 
 
 @pytest.mark.parametrize("lookahead", [0, 1, 3, 7])
-def test_live_marks_equal_direct_calls_with_the_same_right_context(tiny, lookahead):
+def test_live_marks_equal_direct_calls_with_the_same_right_context(live_model, lookahead):
     """Word by word or in chunks of 5, each mark is the one a direct Restorer.restore gives on
     the words from its sentence's start (no left context) to the lookahead-th word after it."""
-    r = Restorer.load(tiny, workers=1)
-    words = _words(60, seed=lookahead)
+    r = Restorer.load(live_model, workers=1)
+    words = random_words(60, seed=lookahead)
     want = [w.label for w in direct_labels(r, words, lookahead)]
     assert len(set(want)) > 1  # the random model predicts marks and sentence ends
     for chunks in (1, 5):
@@ -63,11 +42,11 @@ def test_live_marks_equal_direct_calls_with_the_same_right_context(tiny, lookahe
         assert [w.text for w in got] == [w.text for w in words]  # every word, once, in order
 
 
-def test_left_context_and_chunking_change_no_decision_order(tiny):
+def test_left_context_and_chunking_change_no_decision_order(live_model):
     """With sentences of left context the labels still do not depend on how the words come,
     and the batched decision of many streams equals one stream at a time."""
-    r = Restorer.load(tiny, workers=1)
-    streams = [_words(50, seed=s, timed=True) for s in range(3)]
+    r = Restorer.load(live_model, workers=1)
+    streams = [random_words(50, seed=s, timed=True) for s in range(3)]
     one = [[w.label for w in _feed(r, s, 4, chunks=1, context=2)] for s in streams]
     assert one == [[w.label for w in _feed(r, s, 4, chunks=7, context=2)] for s in streams]
     lives = [LiveStream(r, 4, context=2) for _ in streams]
@@ -81,10 +60,10 @@ def test_left_context_and_chunking_change_no_decision_order(tiny):
     assert [[w.label for w in live.take()] for live in lives] == one
 
 
-def test_a_long_pause_decides_the_words_before_it(tiny):
+def test_a_long_pause_decides_the_words_before_it(live_model):
     """A word followed by a pause over flush_after is decided when the next word arrives, and an
     idle pause (pause()) decides every word so far, before lookahead words have come."""
-    r = Restorer.load(tiny, workers=1)
+    r = Restorer.load(live_model, workers=1)
     s = LiveStream(r, 10, flush_after=1.0)
     a = [Word("good", start=0.0, end=0.3), Word("morning", start=0.3, end=0.6)]
     s.push(a)

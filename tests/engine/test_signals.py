@@ -13,17 +13,6 @@ from punct.engine import signals
 from punct.engine.signals import Interrupted
 
 
-@pytest.fixture
-def sigint_handled():
-    """SIGINT at Python's default handler for the test: a shell starts background jobs with it
-    ignored, and the trainer rightly leaves an ignored signal alone."""
-    import signal
-
-    saved = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, saved)
-
 
 def test_a_repeat_within_the_window_is_ignored_and_a_later_one_acts(monkeypatch, sigint_handled):
     with signals.deferred(announce=False) as got:

@@ -128,17 +128,6 @@ def test_sigterm_saves_the_batch_and_a_rerun_resumes_to_the_same_weights(tiny_da
         assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
 
 
-@pytest.fixture
-def sigint_handled():
-    """SIGINT at Python's default handler for the test: a shell starts background jobs with it
-    ignored, and the trainer rightly leaves an ignored signal alone."""
-    import signal
-
-    saved = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, saved)
-
 
 def test_sigint_on_the_last_batch_of_an_epoch_resumes_at_its_validation(tiny_data, tmp_path, sigint_handled, tiny_cfg):
     tr, dev = tiny_data

@@ -9,18 +9,7 @@ from punct.errors import PunctError
 from punct.io import detect_format, read_any, subtitles
 from punct.io.sentences import make_cues, punctuated
 from punct.text.words import Utterance, Word
-
-
-def timed(spec, speaker=None, t0=0.0, gap=0.1, dur=0.3):
-    """Words from 'hello, world. how are you?' with regular times."""
-    from punct.io.sentences import word_from_token
-
-    words, t = [], t0
-    for tok in spec.split():
-        w = word_from_token(tok, start=round(t, 3), end=round(t + dur, 3), speaker=speaker)
-        words.append(w)
-        t += dur + gap
-    return words
+from tests.io.sample_words import timed
 
 
 def test_srt_text_and_round_trip(tmp_path):
