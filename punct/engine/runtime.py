@@ -90,8 +90,6 @@ def cache_dir() -> Path:
     return Path(os.environ.get("PUNCT_CACHE") or Path.home() / ".cache" / "punct") / "onnx"
 
 
-#: the key of a model's ONNX export (the SHA-256 of the model file)
-file_digest = file_sha256
 
 
 def onnx_path(digest: str, int8: bool = False) -> Path:
@@ -110,7 +108,7 @@ def export_onnx(model_path: str | Path, out: str | Path, digest: str | None = No
     from punct.fsutil import atomic_write
 
     t0 = time.monotonic()
-    digest = digest or file_digest(model_path)
+    digest = digest or file_sha256(model_path)
     with tempfile.TemporaryDirectory(prefix="punct-onnx-") as tmp:
         raw = Path(tmp) / "model.onnx"
         try:
@@ -206,7 +204,7 @@ class OnnxModel:
 def load_onnx(model_path: str | Path, threads: int = 1, int8: bool = False) -> OnnxModel:
     """The cached graph of ``model_path`` in a session, exported first when it is missing,
     of another model or unreadable (module docstring)."""
-    digest = file_digest(model_path)
+    digest = file_sha256(model_path)
     path = onnx_path(digest, int8)
     if path.is_file():
         try:

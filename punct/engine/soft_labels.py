@@ -95,9 +95,9 @@ def _identity(path: Path) -> dict[str, Any]:
     """What the decoded chunks were made from: the file's size and sha256 (not its place or
     time, which a fresh clone or another machine changes), so that the chunks of the same
     teacher on the same text go on in another session or directory."""
-    from punct.engine.runtime import file_digest
+    from punct.fsutil import file_sha256
 
-    return {"size": path.stat().st_size, "sha256": file_digest(path)}
+    return {"size": path.stat().st_size, "sha256": file_sha256(path)}
 
 
 def _eta(seconds: float) -> str:

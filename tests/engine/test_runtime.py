@@ -13,6 +13,7 @@ import torch
 from punct.engine import runtime
 from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
+from punct.fsutil import file_sha256
 from punct.text.labels import LABELS
 
 pytest.importorskip("onnxruntime")
@@ -101,7 +102,7 @@ def test_the_graph_is_exported_once_and_again_for_a_changed_or_corrupt_file(tmp_
     m = tmp_path / "m.pt"
     make_ta_brnn_p(m, seed=1)
     runtime.load_onnx(m)
-    first = runtime.onnx_path(runtime.file_digest(m))
+    first = runtime.onnx_path(file_sha256(m))
     assert first.is_file() and first.parent == cache
     calls = []
     real = runtime.export_onnx
@@ -110,7 +111,7 @@ def test_the_graph_is_exported_once_and_again_for_a_changed_or_corrupt_file(tmp_
     assert calls == []  # cached: loaded, not exported
     make_ta_brnn_p(m, seed=2)  # another model under the same name
     runtime.load_onnx(m)
-    second = runtime.onnx_path(runtime.file_digest(m))
+    second = runtime.onnx_path(file_sha256(m))
     assert len(calls) == 1 and second != first and second.is_file()
     second.write_bytes(b"not a graph")  # an interrupted copy, a full disk
     g = runtime.load_onnx(m)
@@ -230,7 +231,7 @@ def test_a_cached_graph_restores_without_importing_torch(model_file, cache, tmp_
 
 def test_int8_graph_is_cached_apart(model_file, cache):
     g = runtime.load_onnx(model_file, int8=True)
-    assert g.int8 and g.path == runtime.onnx_path(runtime.file_digest(model_file), int8=True)
+    assert g.int8 and g.path == runtime.onnx_path(file_sha256(model_file), int8=True)
     assert g.logits(np.array([[3, 4, 5]]), np.array([3]), np.zeros((1, 3, 2), np.float32)).shape == (1, 3, 4)
 
 
