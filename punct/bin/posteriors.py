@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "base-size encoder; the utterances of a chunk are decoded together, their windows batched)")
     p.add_argument("--window", type=at_least(2, MAX_WINDOW), default=None, help="words per decoding window (default: the model's)")
     p.add_argument("--batch-size", type=at_least(1, MAX_BATCH), default=None, help="windows per batch (default: the model's)")
+    p.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
+                   help="bf16: matrix products in bfloat16 (about twice as fast for a transformer tagger on a CPU with "
+                        "native bfloat16); auto (default): bf16 for the transformer taggers on such a CPU, else fp32")
     p.add_argument("--threads", type=at_least(1, MAX_THREADS), default=2, help="torch threads")
     p.add_argument("--force", action="store_true", help="decode again even when DIR/NAME.done exists, and start over when the decoded chunks of an "
                         "unfinished run were made with another model or settings (else an error)")
@@ -62,7 +65,8 @@ def _main(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.threads)
     with output_lock(d / args.name, "punct posteriors"):
         write_posteriors(args.model, d, args.name, chunk_words=args.chunk_words, window=args.window,
-                         batch_size=args.batch_size, force=args.force)
+                         batch_size=args.batch_size, force=args.force,
+                         precision=args.precision)
     return 0
 
 

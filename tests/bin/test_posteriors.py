@@ -26,7 +26,7 @@ def test_posteriors_of_a_tagger_with_case_are_written_and_read_back(tiny_mpnet, 
     from punct.prosody.features import read_names
 
     d = copy_dir(tiny_model_data[1], tmp_path / "dev")
-    assert main(["--model", str(tiny_tagger), "--data", str(d), "--chunk-words", "50"]) == 0
+    assert main(["--model", str(tiny_tagger), "--data", str(d), "--chunk-words", "50", "--precision", "fp32"]) == 0
     assert (d / "teacher.done").is_file() and not (d / ".teacher.parts").exists()
     assert read_names(d, "teacher") == soft_columns(True)
     soft, layout = read_soft_targets(d, "teacher")
@@ -40,6 +40,25 @@ def test_posteriors_of_a_tagger_with_case_are_written_and_read_back(tiny_mpnet, 
     mtime = (d / "teacher.ark").stat().st_mtime_ns
     assert main(["--model", str(tiny_tagger), "--data", str(d)]) == 0
     assert (d / "teacher.ark").stat().st_mtime_ns == mtime
+
+
+def test_bf16_posteriors_are_near_fp32s(tiny_mpnet, tiny_tagger, tiny_model_data, tmp_path):
+    """--precision bf16 (what auto takes for a tagger on a CPU with native bfloat16) writes
+    posteriors within bfloat16's rounding of fp32's, and says so in the chunks' key."""
+    from punct.engine.soft_labels import read_soft_targets, write_posteriors
+
+    runs = {}
+    for precision in ("fp32", "bf16"):
+        d = copy_dir(tiny_model_data[1], tmp_path / precision)
+        parts = d / ".teacher.parts"
+        write_posteriors(tiny_tagger, d, precision=precision, chunk_words=10**9)
+        runs[precision] = read_soft_targets(d, "teacher")[0]
+        assert not parts.exists()
+    assert runs["fp32"].keys() == runs["bf16"].keys()
+    diff = max(float(np.abs(runs["fp32"][k] - runs["bf16"][k]).max()) for k in runs["fp32"])
+    assert 0 < diff < 0.05
+    with pytest.raises(Exception, match="precision must be"):
+        write_posteriors(tiny_tagger, tmp_path / "fp32", precision="fp16", force=True)
 
 
 def test_a_teachers_mark_weights_are_taken_out_of_its_posteriors(tiny_mpnet, tiny_tagger, tiny_model_data, tmp_path):
@@ -57,8 +76,8 @@ def test_a_teachers_mark_weights_are_taken_out_of_its_posteriors(tiny_mpnet, tin
     ckpt.save(plain_pt, dict(ck, train_config=dict(tc, mark_weights={})))
     ckpt.save(weighted_pt, dict(ck, train_config=dict(tc, mark_weights={"QUESTION": 4.0})))
     plain, heavy = copy_dir(tiny_model_data[1], tmp_path / "a"), copy_dir(tiny_model_data[1], tmp_path / "b")
-    assert main(["--model", str(plain_pt), "--data", str(plain)]) == 0
-    assert main(["--model", str(weighted_pt), "--data", str(heavy)]) == 0
+    assert main(["--model", str(plain_pt), "--data", str(plain), "--precision", "fp32"]) == 0
+    assert main(["--model", str(weighted_pt), "--data", str(heavy), "--precision", "fp32"]) == 0
     a, b = read_soft_targets(plain, "teacher")[0], read_soft_targets(heavy, "teacher")[0]
     utts, probs, _ = posteriors(weighted_pt, heavy)
     for u, p in zip(utts, probs):
