@@ -31,8 +31,10 @@ def save(path: str | Path, payload: dict[str, Any]) -> None:
         torch.save(payload, f)
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """Read a checkpoint written by ``save`` onto the CPU."""
+def load(path: str | Path, fill_stage1: bool = True) -> dict[str, Any]:
+    """Read a checkpoint written by ``save`` onto the CPU. A second stage that names its stage
+    one's file gets that file's weights (``_fill_stage1``) unless ``fill_stage1`` is False
+    (a tool that rewrites the file as it is, punct.bin.set_bias)."""
     path = Path(path)
     from punct.fsutil import check_input
 
@@ -55,7 +57,7 @@ def load(path: str | Path) -> dict[str, Any]:
         raise PunctError(f"not a punct checkpoint (expected format {FORMAT})", path)
     if tuple(ck.get("labels", ())) != LABELS:
         raise PunctError(f"checkpoint labels {ck.get('labels')} differ from {list(LABELS)}", path)
-    if ck.get("stage1_file"):
+    if ck.get("stage1_file") and fill_stage1:
         _fill_stage1(path, ck)
     return ck
 
@@ -71,8 +73,10 @@ def _fill_stage1(path: Path, ck: dict[str, Any]) -> None:
     if file_sha256(other) != ref["sha256"]:
         raise PunctError(f"its stage one {other} is not the file it was trained on (sha256 differs): "
                          "retrain or re-export the second stage", path)
-    st1 = load(other)["state_dict"]
-    ck["state_dict"] = dict(ck["state_dict"], **{"stage1." + k: v for k, v in st1.items()})
+    first = load(other)
+    ck["state_dict"] = dict(ck["state_dict"], **{"stage1." + k: v for k, v in first["state_dict"].items()})
+    if first.get("decision_bias"):  # words without times take stage one's decisions, its bias included
+        ck["stage1_decision_bias"] = first["decision_bias"]
 
 
 def load_model(path: str | Path):
@@ -101,9 +105,11 @@ def load_model(path: str | Path):
     model.punct_inputs = inputs
     #: which checkpoint this is (what a decode's statistics name)
     model.punct_info = {k: ck.get(k) for k in ("model", "epoch", "averaged_epochs")}
-    from punct.text.labels import mark_offset
+    from punct.text.labels import bias_offset, mark_offset
 
     model.punct_logit_offset = mark_offset((ck.get("train_config") or {}).get("mark_weights"))
+    #: the decision bias tuned for this file (punct.bin.set_bias): its labels, not its posteriors
+    model.punct_decision_bias = bias_offset(ck.get("decision_bias"))
     if hasattr(model, "set_stage1_marks"):  # a second stage's fallback decides as its stage one
-        model.set_stage1_marks(ck.get("stage1_train_config"))
+        model.set_stage1_marks(ck.get("stage1_train_config"), ck.get("stage1_decision_bias"), ck.get("decision_bias"))
     return model, (inputs.vocab if isinstance(inputs, WordInputs) else inputs), ck

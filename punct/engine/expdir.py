@@ -31,7 +31,12 @@ RESUMABLE_CHANGES = {"max_epochs", "patience", "threads", "checkpoint_minutes", 
 #: nothing, so a resume does not compare them
 SCHEDULE_ONLY = {"lr_decay": "plateau"}
 
-LOG_COLUMNS = ("epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s")
+#: the columns of a train log; a log of before the per-mark F1 columns has the first six and still reads
+BASE_LOG_COLUMNS = ("epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s")
+#: the validation F1 of each mark (``-`` where the validation gave none, or in a resumed run's older rows):
+#: a rare mark the overall F1 hardly weighs (a question is 1 word in 350) shows in its own column
+MARK_LOG_COLUMNS = ("f1_COMMA", "f1_PERIOD", "f1_QUESTION")
+LOG_COLUMNS = BASE_LOG_COLUMNS + MARK_LOG_COLUMNS
 
 
 def check_resume(saved: dict[str, Any], cfg: TrainConfig, model_args: dict[str, Any], path: Path) -> None:
@@ -63,22 +68,22 @@ def write_log(exp_dir: Path, history: list[dict[str, Any]]) -> None:
     with atomic_write(exp_dir / "train_log.tsv") as f:
         f.write("\t".join(LOG_COLUMNS) + "\n")
         for row in history:
-            f.write("\t".join(_fmt(row[c]) for c in LOG_COLUMNS) + "\n")
+            f.write("\t".join(_fmt(row.get(c)) if c in MARK_LOG_COLUMNS else _fmt(row[c]) for c in LOG_COLUMNS) + "\n")
 
 
 def read_train_log(path: Path) -> list[dict[str, Any]]:
     """The rows of a ``train_log.tsv`` (as ``write_log`` writes them), numbers parsed."""
     rows: list[dict[str, Any]] = []
     with open(path, encoding="utf-8") as f:
-        header = f.readline().rstrip("\n").split("\t")
-        if tuple(header) != LOG_COLUMNS:
+        header = tuple(f.readline().rstrip("\n").split("\t"))
+        if header not in (LOG_COLUMNS, BASE_LOG_COLUMNS):
             raise PunctError(f"expected the columns {' '.join(LOG_COLUMNS)}", path, 1)
         for n, line in enumerate(f, 2):
             fields = line.rstrip("\n").split("\t")
-            if len(fields) != len(LOG_COLUMNS):
-                raise PunctError(f"expected {len(LOG_COLUMNS)} tab-separated fields, found {len(fields)}", path, n)
+            if len(fields) != len(header):
+                raise PunctError(f"expected {len(header)} tab-separated fields, found {len(fields)}", path, n)
             try:
-                row = {c: float(v) for c, v in zip(LOG_COLUMNS, fields)}
+                row = {c: None if c in MARK_LOG_COLUMNS and v == "-" else float(v) for c, v in zip(header, fields)}
             except ValueError:
                 raise PunctError(f"a field is not a number: {line.strip()!r}", path, n) from None
             row["epoch"], row["words_per_s"] = int(row["epoch"]), round(row["words_per_s"])
@@ -140,6 +145,8 @@ def stop_requested(exp_dir: Path, rank: int = 0, world: int = 1) -> str | None:
 
 
 def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
     if isinstance(v, float):
         return f"{v:.4f}"
     return str(v)

@@ -74,9 +74,15 @@ class Batch:
     A torch model's posteriors are torch's softmax, an ONNX graph's numpy's (as each runtime
     computed them for every row before)."""
 
-    def __init__(self, logits: Any, case_logits: Any, lengths: Sequence[int], is_torch: bool):
+    def __init__(self, logits: Any, case_logits: Any, lengths: Sequence[int], is_torch: bool, bias=None):
+        """``bias``: the model's decision bias over LABELS (``punct_decision_bias``), added to the
+        logits of the labels' argmax only."""
         self.logits, self.case_logits, self.lengths, self.is_torch = logits, case_logits, list(lengths), is_torch
-        best = logits.argmax(-1).tolist()
+        if bias is not None:
+            import torch
+
+            biased = logits + (torch.from_numpy(bias) if is_torch else bias)[: logits.shape[-1]]
+        best = (logits if bias is None else biased).argmax(-1).tolist()
         self.labels = [best[r][:n] for r, n in enumerate(self.lengths)]
 
     def posteriors(self, r: int, a: int, b: int, case: bool = False) -> "np.ndarray":
@@ -116,13 +122,14 @@ def run_batch(model, wins: Sequence[Sequence[int]], feats: Sequence | None = Non
         for r, f in enumerate(feats):
             fw[r, : len(f)] = f
     offset = getattr(model, "punct_logit_offset", None)  # punct.text.labels.mark_offset of the model's training
+    bias = getattr(model, "punct_decision_bias", None)  # punct.text.labels.bias_offset of the file's tuned bias
     if hasattr(model, "session"):  # an ONNX graph
         logits, case_logits = model.run(_padded_ids(wins, T), lengths, fw)
         if case and case_logits is None:
             raise PunctError("internal error: case logits asked of a graph without a case head", model.path)
         if offset is not None:
             logits = logits + offset[: logits.shape[-1]]
-        return Batch(logits, case_logits, lengths, is_torch=False)
+        return Batch(logits, case_logits, lengths, is_torch=False, bias=bias)
     import contextlib
 
     import torch
@@ -146,7 +153,7 @@ def run_batch(model, wins: Sequence[Sequence[int]], feats: Sequence | None = Non
     case_logits = None if case_logits is None else case_logits.float()
     if offset is not None:
         logits = logits + torch.from_numpy(offset[: logits.shape[-1]])
-    return Batch(logits, case_logits, lengths, is_torch=True)
+    return Batch(logits, case_logits, lengths, is_torch=True, bias=bias)
 
 
 def _padded_ids(wins: Sequence[Sequence[int]], T: int) -> "np.ndarray":

@@ -180,6 +180,7 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
                                   batch_size=min(int(tc.get("batch_size", 32)), 64), case_head=case,
                                   mixed_spellings=ck.get("mixed_spellings") or {},
                                   mark_weights=tc.get("mark_weights") or {}, epoch=ck.get("epoch"),
+                                  decision_bias=ck.get("decision_bias") or {},
                                   averaged_epochs=ck.get("averaged_epochs")))
     onnx.save(proto, str(out))
     return tuple(a.numpy() for a in args), want

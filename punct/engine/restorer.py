@@ -113,6 +113,8 @@ class Restorer:
             raise ValueError(f"workers must be at least 1, got {workers}")
         #: the model predicts each word's case class (a case head); ``mixed``: its spellings of MIXED
         self.has_case = bool(getattr(model, "case_head", False))
+        #: the decision bias of the model file (punct.bin.set_bias; None: the plain argmax)
+        self.bias = getattr(model, "punct_decision_bias", None)
         self.mixed = dict(mixed or {})
         self.runtime = "torch"
         self._cache: dict[str, tuple[list[str], list[int]]] = {}
@@ -184,7 +186,7 @@ class Restorer:
                                  pauses=pauses, quiet=quiet, features=features)
         if speaker_breaks:
             end_turns(streams)
-        end_inputs(ends, probs)
+        end_inputs(ends, probs, self.bias)
         if case and self.has_case:
             n = true_case(streams, cases, self.mixed)
             if not quiet:
@@ -357,10 +359,14 @@ class EnsembleRestorer:
     tokens, window and pause features), and each word takes the label of the weighted mean of
     the models' posteriors for it (as ``punct.bin.decode`` with several ``--model``), shifted
     by ``bias`` (punct.engine.infer.class_bias). One member with a bias is a model whose
-    decision is moved towards or away from the marks."""
+    decision is moved towards or away from the marks; one member without is that model with
+    the decision bias of its file, if any (a given bias replaces it; several members decide
+    from their mean posteriors, without their files' biases)."""
 
     def __init__(self, members: Sequence[Restorer], weights: Sequence[float] | None = None, bias=None):
         self.weights = ensemble_weights(weights, len(members))
+        if bias is None and len(members) == 1 and members[0].bias is not None:
+            bias = [float(x) for x in members[0].bias[1:]]  # its marks' values (class_bias puts O's 0 back)
         self.bias = class_bias(bias)
         self.members = list(members)
 

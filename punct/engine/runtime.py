@@ -181,6 +181,10 @@ class OnnxModel:
 
         #: the log-odds correction of a model trained with mark_weights (punct.engine.infer.run_batch)
         self.punct_logit_offset = mark_offset(meta.get("mark_weights"))
+        from punct.text.labels import bias_offset
+
+        #: the decision bias of the file it was exported from (punct.bin.set_bias)
+        self.punct_decision_bias = bias_offset(meta.get("decision_bias"))
         #: which checkpoint this is (punct.engine.checkpoint.load_model sets the same on a torch model)
         self.punct_info = {k: meta.get(k) for k in ("model", "epoch", "averaged_epochs")}
 

@@ -46,7 +46,7 @@ from punct.engine.sgd import Stepper, epoch_batches
 from punct.engine.start import RunKind, check_teacher, model_of, starting_point
 from punct.engine.validation import LAST_BY_MARK, WholeValidation, improves, validator
 from punct.errors import PunctError
-from punct.text.labels import LABELS
+from punct.text.labels import LABELS, MARK_LABELS
 from punct.models import get_model_class, resolved_model_args
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ def train(
     trains (``cuda``: a GPU, in bf16; the files it writes are the CPU's)."""
     main = dist_info()[0] == 0
     deadline = time.monotonic() + time_budget if time_budget else None
+    LAST_BY_MARK.clear()  # an earlier training's per-mark F1 never reaches this one's log
     with rank_logging(main), one_training(Path(exp_dir), main):
         return _train(cfg, train_dir, valid_dir, exp_dir, command, on_step, state, deadline, device)
 
@@ -381,10 +382,14 @@ def _epoch_row(cfg: TrainConfig, prog: dict[str, Any], ppl: float, f1: float, im
     row = {"epoch": prog["epoch"] + 1, "train_loss": prog["loss_sum"] / max(1, prog["loss_words"]), "valid_ppl": ppl,
            "valid_f1": f1, "seconds": round(prog["seconds"], 1),
            "words_per_s": round(prog["words"] / max(1e-9, prog["seconds"]))}
+    for m in MARK_LABELS:  # the validation's per-mark F1 (punct.engine.validation), None where it gave none
+        row[f"f1_{m}"] = (LAST_BY_MARK.get(m) or {}).get("f1")
     mark = " (best)" if improved and cfg.select_by != "last" else ""  # beside the score that selects
     ppl_mark, f1_mark = (mark, "") if cfg.select_by == "ppl" else ("", mark)
-    log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s, %.0f s, %.0f words/s", row["epoch"],
-             row["train_loss"], ppl, ppl_mark, f1, f1_mark, row["seconds"], row["words_per_s"])
+    by_mark = ", ".join(f"{m} {row[f'f1_{m}']:.1f}" for m in MARK_LABELS if row[f"f1_{m}"] is not None)
+    log.info("epoch %d: train loss %.4f, valid ppl %.4f%s, valid F1 %.1f%s%s, %.0f s, %.0f words/s", row["epoch"],
+             row["train_loss"], ppl, ppl_mark, f1, f1_mark, f" ({by_mark})" if by_mark else "", row["seconds"],
+             row["words_per_s"])
     return row
 
 

@@ -97,12 +97,20 @@ class TwoStage(nn.Module):
     #: as decoding applies it): the fallback takes its decisions as stage one decodes alone
     stage1_offset: torch.Tensor | None = None
 
-    def set_stage1_marks(self, stage1_train_config: dict | None) -> None:
-        """Take stage one's ``mark_weights`` (from its training config) out of its fallback logits."""
-        from punct.text.labels import mark_offset
+    def set_stage1_marks(self, stage1_train_config: dict | None, stage1_bias: dict | None = None,
+                         own_bias: dict | None = None) -> None:
+        """Take stage one's ``mark_weights`` (from its training config) out of its fallback logits,
+        and give them stage one's decision bias (``stage1_bias``, net of this model's own
+        ``own_bias``, which decoding adds to every word's logits): the fallback words are then
+        labelled as stage one labels them alone."""
+        from punct.text.labels import bias_offset, mark_offset
 
-        off = mark_offset((stage1_train_config or {}).get("mark_weights"))
-        self.stage1_offset = None if off is None else torch.from_numpy(off)
+        parts = [x for x in (mark_offset((stage1_train_config or {}).get("mark_weights")), bias_offset(stage1_bias))
+                 if x is not None]
+        own = bias_offset(own_bias)
+        if own is not None:
+            parts.append(-own)
+        self.stage1_offset = torch.from_numpy(sum(parts[1:], parts[0])) if parts else None
 
     def load_stage1(self, state_dict: dict) -> None:
         """Copy a stage-one checkpoint's weights into ``stage1``."""

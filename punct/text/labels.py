@@ -87,6 +87,17 @@ def mark_weight_vector(mark_weights: Mapping[str, float] | None) -> tuple[float,
     return tuple(float(mark_weights.get(lab, 1.0)) for lab in LABELS)
 
 
+def bias_offset(bias: Mapping[str, float] | None) -> "np.ndarray | None":
+    """A decision bias {mark: number} (a model file's ``decision_bias``, punct.bin.set_bias) as a
+    float32 offset over LABELS (O 0): added to the logits before the argmax of each word's
+    label, not to its posteriors; None when there is none or it is all zeros."""
+    import numpy as np
+
+    if not bias or all(float(v) == 0.0 for v in bias.values()):
+        return None
+    return np.array([0.0] + [float(bias.get(m, 0.0)) for m in MARK_LABELS], dtype=np.float32)
+
+
 def mark_offset(mark_weights: Mapping[str, float] | None) -> "np.ndarray | None":
     """The log-odds correction of a model trained with ``mark_weights`` (TrainConfig): -log w
     of each mark's weight (O and unweighted marks 0), added to its logits at inference so

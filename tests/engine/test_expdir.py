@@ -15,22 +15,36 @@ from punct.engine import expdir
 from punct.engine.config import TrainConfig
 from punct.errors import PunctError
 
-ROWS = [{"epoch": 1, "train_loss": 0.5, "valid_ppl": 1.4, "valid_f1": 40.25, "seconds": 10.0, "words_per_s": 99.6},
+ROWS = [{"epoch": 1, "train_loss": 0.5, "valid_ppl": 1.4, "valid_f1": 40.25, "seconds": 10.0, "words_per_s": 99.6,
+         "f1_COMMA": 50.5, "f1_PERIOD": 40.0, "f1_QUESTION": None},
         {"epoch": 2, "train_loss": 0.4, "valid_ppl": 1.3, "valid_f1": 45.0, "seconds": 11.5, "words_per_s": 100}]
 
 
 def test_the_log_is_read_back_as_written(tmp_path):
+    """Each mark's validation F1 has its column; a mark without one (never predicted nor in the
+    reference, or a row resumed from before the columns) is '-', read back as None."""
     expdir.write_log(tmp_path, ROWS)
     lines = (tmp_path / "train_log.tsv").read_text().splitlines()
-    assert lines[0] == "\t".join(expdir.LOG_COLUMNS) and lines[1] == "1\t0.5000\t1.4000\t40.2500\t10.0000\t99.6000"
+    assert lines[0] == "\t".join(expdir.LOG_COLUMNS)
+    assert lines[1] == "1\t0.5000\t1.4000\t40.2500\t10.0000\t99.6000\t50.5000\t40.0000\t-"
+    assert lines[2].endswith("\t-\t-\t-")
     back = expdir.read_train_log(tmp_path / "train_log.tsv")
     assert [r["epoch"] for r in back] == [1, 2] and back[0]["words_per_s"] == 100 and back[1]["valid_f1"] == 45.0
+    assert back[0]["f1_COMMA"] == 50.5 and back[0]["f1_QUESTION"] is None and back[1]["f1_PERIOD"] is None
+
+
+def test_a_log_of_before_the_per_mark_columns_still_reads(tmp_path):
+    (tmp_path / "train_log.tsv").write_text("\t".join(expdir.BASE_LOG_COLUMNS) + "\n1\t0.5\t1.4\t40.25\t10\t99.6\n")
+    (row,) = expdir.read_train_log(tmp_path / "train_log.tsv")
+    assert row["valid_f1"] == 40.25 and "f1_COMMA" not in row
 
 
 @pytest.mark.parametrize("text,where,problem", [
     ("epoch\tloss\n", 1, "expected the columns epoch train_loss"),
-    ("\t".join(expdir.LOG_COLUMNS) + "\n1\t0.5\n", 2, "expected 6 tab-separated fields, found 2"),
-    ("\t".join(expdir.LOG_COLUMNS) + "\n1\t0.5\t1.4\tnan?\t10\t99\n", 2, "a field is not a number"),
+    ("\t".join(expdir.LOG_COLUMNS) + "\n1\t0.5\n", 2, "expected 9 tab-separated fields, found 2"),
+    ("\t".join(expdir.BASE_LOG_COLUMNS) + "\n1\t0.5\t1.4\tnan?\t10\t99\n", 2, "a field is not a number"),
+    ("\t".join(expdir.LOG_COLUMNS) + "\n1\t0.5\t1.4\t40\t10\t99\t-\t-\tx\n", 2, "a field is not a number"),
+    ("\t".join(expdir.BASE_LOG_COLUMNS) + "\n1\t0.5\t-\t40\t10\t99\n", 2, "a field is not a number"),
 ])
 def test_a_bad_log_is_named_by_line(tmp_path, text, where, problem):
     (tmp_path / "train_log.tsv").write_text(text)

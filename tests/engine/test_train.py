@@ -116,6 +116,24 @@ def test_select_by_f1_picks_and_stops_on_the_validation_f1(tiny_data, tmp_path, 
     assert len(set(f1s)) > 1  # the F1 moved, so the choice above was a real one
 
 
+def test_the_log_gives_each_marks_validation_f1(tiny_data, tmp_path, tiny_cfg):
+    """train_log.tsv has a column per mark: the F1 the validation gave it after each epoch
+    (a mark never predicted nor in the validation reference has '-')."""
+    from punct.engine.expdir import MARK_LOG_COLUMNS, read_train_log
+    from punct.engine.validation import LAST_BY_MARK
+
+    tr, dev = tiny_data
+    exp = tmp_path / "exp"
+    prog = train(tiny_cfg("select_by=f1", "max_epochs=2", "lr=0.5"), tr, dev, exp)
+    rows = read_train_log(exp / "train_log.tsv")
+    assert [r["epoch"] for r in rows] == [1, 2]
+    for row, kept in zip(rows, prog["history"]):
+        assert all(c in row for c in MARK_LOG_COLUMNS)
+        assert [row[c] for c in MARK_LOG_COLUMNS] == [kept[c] for c in MARK_LOG_COLUMNS]
+    assert rows[-1]["f1_COMMA"] == (LAST_BY_MARK["COMMA"] or {}).get("f1")  # the last validation's
+    assert any(r[c] is not None for r in rows for c in MARK_LOG_COLUMNS)
+
+
 @pytest.mark.parametrize("extra, message", [(["select_by=bleu"], "select_by must be ppl, f1 or last"),
                                             (["select_by=f1", "lr_schedule=halving"], "needs select_by ppl"),
                                             (["select_by=last", "lr_schedule=plateau"], "select_by last keeps"),
