@@ -48,6 +48,9 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
     utts = read_input(input_path, input_format, segments=segments)
     require_times(utts, fmt_out, input_path)
+    one = model[0] if isinstance(model, (list, tuple)) and len(model) == 1 else model
+    if not isinstance(one, (list, tuple)) and audio is None and not any(w.start is not None for u in utts for w in u.words):
+        paths = [resolve_model(one, timed=False)]  # a shipped pause stage's words-only model (NAMED_MODELS)
     out_dir = per_recording_dir(output, fmt_out, utts, input_path)
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
     if len(paths) > 1 or weights is not None or bias is not None:

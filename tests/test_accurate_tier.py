@@ -71,6 +71,32 @@ def test_the_name_takes_the_pause_stage_when_it_ships(tiny_accurate, monkeypatch
     assert restorer.resolve_model("accurate") == tiny_accurate  # the tagger alone
     pauses.write_bytes(tiny_accurate.read_bytes())
     assert restorer.resolve_model("accurate") == pauses
+    assert restorer.resolve_model("accurate", timed=False) == tiny_accurate  # words without times
+
+
+def test_an_input_without_times_is_restored_by_the_tagger_itself(tiny_accurate, tmp_path, monkeypatch):
+    """punct restore --model accurate: a timed CTM goes to the pause stage, plain text to the
+    tagger alone (what the pause stage's fallback decides, without running that stage)."""
+    from punct import restore as api
+    from punct.engine import restorer
+
+    pauses = tmp_path / "pauses.pt"
+    pauses.write_bytes(tiny_accurate.read_bytes())
+    monkeypatch.setitem(restorer.NAMED_MODELS, "accurate", (pauses, tiny_accurate))
+    loaded = []
+    real = restorer.Restorer.load.__func__
+
+    def spy(cls, path, *a, **kw):
+        loaded.append(Path(path))
+        return real(cls, path, *a, **kw)
+
+    monkeypatch.setattr(restorer.Restorer, "load", classmethod(spy))
+    (tmp_path / "a.txt").write_text("w1 w2 w3 w4\n")
+    (tmp_path / "a.ctm").write_text("".join(f"rec 1 {i * 0.5:.2f} 0.40 w{i + 1}\n" for i in range(4)))
+    api.restore_file(tmp_path / "a.txt", tmp_path / "out.txt", model="accurate")
+    api.restore_file(tmp_path / "a.ctm", tmp_path / "out.ctm", model="accurate")
+    api.restore_file(tmp_path / "a.txt", tmp_path / "out2.txt", model=["accurate"])  # punct restore's --model list
+    assert loaded == [tiny_accurate, pauses, tiny_accurate]
 
 
 def test_the_shipped_state_file_is_the_repository_s(monkeypatch):

@@ -61,7 +61,8 @@ def _joined(unit: Sequence[Word]) -> Word:
 #: models the project ships, by name (``--model accurate``): in the repository links to
 #: models/, in an installed package the files themselves. A tuple: the first file there is.
 #: The accurate tier is its pause stage when shipped (it reads the pauses of timed input;
-#: words without times take the tagger's own decisions), else the tagger alone.
+#: words without times take the tagger's own decisions), else the tagger alone; an input
+#: without any word times gets the tagger itself (``resolve_model(..., timed=False)``).
 _ASSETS = Path(__file__).resolve().parents[1] / "assets"
 NAMED_MODELS: dict[str, Path | tuple[Path, ...]] = {
     "default": DEFAULT_MODEL,
@@ -74,16 +75,18 @@ def is_named_model(path: str | Path) -> bool:
     return str(path) in NAMED_MODELS and not Path(path).exists()
 
 
-def resolve_model(path: str | Path | None) -> Path:
+def resolve_model(path: str | Path | None, timed: bool = True) -> Path:
     """``path``, a shipped model's name (NAMED_MODELS), or the default model; a PunctError
-    says how to get one when it is missing."""
+    says how to get one when it is missing. ``timed`` False (an input without word times):
+    a shipped model of several files is its last, the model of the words alone, which
+    decides as its pause stage's fallback would, without running that stage."""
     if path is not None and is_named_model(path):
         named = NAMED_MODELS[str(path)]
         files = named if isinstance(named, tuple) else (named,)
         there = [p for p in files if p.is_file()]
         if not there:
             raise PunctError(f"the shipped model {path!r} is missing from this installation", files[-1])
-        return there[0]
+        return there[0] if timed else there[-1]
     if path is not None:
         from punct.fsutil import check_input
 
