@@ -63,12 +63,20 @@ def _numel(sd: dict[str, Any]) -> int:
     return sum(v.numel() for v in sd.values() if isinstance(v, torch.Tensor))
 
 
+#: keys of a state file that the training does not write but a tool may (punct.bin.set_bias):
+#: a resume keeps them
+SHIPPED_KEYS = ("decision_bias", "decision_bias_from")
+
+
 def write_state(path: str | Path, payload: dict[str, Any], optimizer: dict[str, Any] | None) -> bool:
     """Write the state file ``path`` and its readable record, atomically; the optimizer's
     moments go in only if the file stays under STATE_MAX_BYTES. Returns whether they did."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = dict(payload, config_hash=config_hash(payload["train_config"]))
+    if path.is_file():  # what a tool wrote into the file since (punct set-bias) stays in it
+        kept_keys = {k: v for k, v in ckpt.load(path).items() if k in SHIPPED_KEYS}
+        payload = dict(kept_keys, **payload)
     kept = False
     blob = None
     if optimizer is not None:

@@ -368,8 +368,10 @@ class _Run(BudgetedRun):
                  why, prog["epoch"], cfg.select_by, prog["best_epoch"], prog["best_ppl"],
                  prog.get("best_f1", math.nan), self.exp_dir / "best.pt")
         if self.main:
+            write_log(self.exp_dir, prog["history"])  # also when a finished state file's run ends at once
             write_done(self.exp_dir, why, prog, stop_reason)
-        self.save_state()
+        if self.trained_now or self.state is None or not self.state.is_file():
+            self.save_state()  # a finished schedule resumed does not rewrite the file it carries
         if self.world > 1:
             import torch.distributed as dist
 

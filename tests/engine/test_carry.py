@@ -61,6 +61,30 @@ def test_the_state_holds_only_the_trained_part_and_loads_as_a_model(tiny_mpnet, 
     assert set(trained_part(tmp_path / "exp" / "best.pt")) == set(sd)
 
 
+def test_a_finished_state_run_again_keeps_its_file_and_writes_the_experiment(tiny_mpnet, tiny_data, tmp_path):
+    """The state file of a finished schedule, as it ships (with the decision bias punct set-bias
+    wrote into it), run again on a fresh exp/: nothing is trained, the file stays byte for byte
+    (a pause stage pins its sha256), and the exp/ gets the run's log and train_done.json."""
+    from punct.bin.set_bias import main as set_bias
+    from punct.engine.expdir import read_train_log
+
+    st = tmp_path / "models" / "tagger.pt"
+    prog = train(cfg_of(), *tiny_data, tmp_path / "exp", state=st)
+    assert set_bias(["--model", str(st), "--bias", "0.5", "0", "0"]) == 0
+    before = st.read_bytes()
+    again = train(cfg_of(), *tiny_data, tmp_path / "fresh", state=st)
+    assert st.read_bytes() == before
+    assert [r["epoch"] for r in read_train_log(tmp_path / "fresh" / "train_log.tsv")] == [1, 2]
+    assert json.loads((tmp_path / "fresh" / "train_done.json").read_text())["stopped"] == "max_epochs"
+    assert again["step"] == prog["step"]
+    # a run that trains writes the file anew from its own payload, which has no bias: it is kept
+    ck = ckpt.load(st)
+    payload = {k: v for k, v in ck.items() if k not in carry.SHIPPED_KEYS + ("format", "config_hash")}
+    carry.write_state(st, dict(payload, progress=dict(ck["progress"], note="rewritten")), None)
+    ck = ckpt.load(st)
+    assert ck["progress"]["note"] == "rewritten" and ck["decision_bias"]["COMMA"] == 0.5
+
+
 STOP_AFTER = """
 import os, signal, sys
 from punct.engine import train as t
