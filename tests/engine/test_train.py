@@ -24,7 +24,8 @@ def test_outputs_and_best_model(tiny_data, tmp_path, tiny_cfg):
     prog = train(tiny_cfg(), tr, dev, exp, command="cmd line")
     assert prog["epoch"] == 2
     lines = (exp / "train_log.tsv").read_text().splitlines()
-    assert lines[0].split("\t") == ["epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s"]
+    assert lines[0].split("\t") == ["epoch", "train_loss", "valid_ppl", "valid_f1", "seconds", "words_per_s",
+                                    "f1_COMMA", "f1_PERIOD", "f1_QUESTION"]
     assert len(lines) == 3
     assert (exp / "cmd").read_text() == "cmd line\n"
     assert "model_args:" in (exp / "config.yaml").read_text()
