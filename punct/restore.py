@@ -45,12 +45,12 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     Features (a model that reads pitch and energy): a data directory's own (its stage-4 files,
     else computed from its ``wav.scp``), or computed from ``audio`` (punct.engine.word_features)."""
     fmt_out = output_format(output, output_format_name)
-    paths = [resolve_model(m) for m in model] if isinstance(model, (list, tuple)) else [resolve_model(model)]
+    models = list(model) if isinstance(model, (list, tuple)) else [model]
+    paths = [resolve_model(m) for m in models]  # a missing model fails before the input is read
     utts = read_input(input_path, input_format, segments=segments)
     require_times(utts, fmt_out, input_path)
-    one = model[0] if isinstance(model, (list, tuple)) and len(model) == 1 else model
-    if not isinstance(one, (list, tuple)) and audio is None and not any(w.start is not None for u in utts for w in u.words):
-        paths = [resolve_model(one, timed=False)]  # a shipped pause stage's words-only model (NAMED_MODELS)
+    if len(models) == 1 and audio is None and not any(w.start is not None for u in utts for w in u.words):
+        paths = [resolve_model(models[0], timed=False)]  # a shipped pause stage's words-only model (NAMED_MODELS)
     out_dir = per_recording_dir(output, fmt_out, utts, input_path)
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)
     if len(paths) > 1 or weights is not None or bias is not None:

@@ -61,23 +61,22 @@ def _bias_of(args: argparse.Namespace) -> tuple[dict[str, float] | None, dict]:
 
 def _main(args: argparse.Namespace) -> int:
     from punct.engine import checkpoint as ckpt
-    from punct.engine.infer import class_bias
 
     require_inputs([args.model], "model file")
     if args.tuned is not None:
         require_inputs([args.tuned], "tuned weights file")
-    bias, source = _bias_of(args)
-    if bias is not None:
-        class_bias(bias, source=args.tuned, what="" if args.tuned else "--bias")
+    bias, source = _bias_of(args)  # checked: --bias by its parser, a tuned file by read_weights_file
+    if bias is not None and not any(bias.values()):
+        bias = None  # all zeros: the plain argmax
     path = Path(args.model)
     ck = ckpt.load(path, fill_stage1=False)
     ck.pop("decision_bias", None)
     ck.pop("decision_bias_from", None)
-    if bias is not None and any(bias.values()):
+    if bias is not None:
         ck["decision_bias"], ck["decision_bias_from"] = bias, source
     ckpt.save(path, ck)
     ckpt.load_model(path)  # it still decodes (a second stage: beside its stage one)
-    if bias is None or not any(bias.values()):
+    if bias is None:
         log.info("%s: no decision bias (plain argmax)", path)
     else:
         log.info("%s: decision bias %s%s", path, " ".join(f"{m} {v:+.2f}" for m, v in bias.items()),

@@ -78,11 +78,14 @@ class Batch:
         """``bias``: the model's decision bias over LABELS (``punct_decision_bias``), added to the
         logits of the labels' argmax only."""
         self.logits, self.case_logits, self.lengths, self.is_torch = logits, case_logits, list(lengths), is_torch
-        if bias is not None:
+        decide = logits
+        if bias is not None and is_torch:
             import torch
 
-            biased = logits + (torch.from_numpy(bias) if is_torch else bias)[: logits.shape[-1]]
-        best = (logits if bias is None else biased).argmax(-1).tolist()
+            decide = logits + torch.from_numpy(bias[: logits.shape[-1]])
+        elif bias is not None:  # an ONNX graph's numpy logits: no torch on that path
+            decide = logits + bias[: logits.shape[-1]]
+        best = decide.argmax(-1).tolist()
         self.labels = [best[r][:n] for r, n in enumerate(self.lengths)]
 
     def posteriors(self, r: int, a: int, b: int, case: bool = False) -> "np.ndarray":

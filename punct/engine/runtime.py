@@ -90,8 +90,6 @@ def cache_dir() -> Path:
     return Path(os.environ.get("PUNCT_CACHE") or Path.home() / ".cache" / "punct") / "onnx"
 
 
-
-
 def onnx_path(digest: str, int8: bool = False) -> Path:
     """Where the graph of the model file with sha256 ``digest`` is cached."""
     return cache_dir() / f"{digest}{'.int8' if int8 else ''}.onnx"

@@ -103,14 +103,14 @@ class TwoStage(nn.Module):
         and give them stage one's decision bias (``stage1_bias``, net of this model's own
         ``own_bias``, which decoding adds to every word's logits): the fallback words are then
         labelled as stage one labels them alone."""
+        import numpy as np
+
         from punct.text.labels import bias_offset, mark_offset
 
-        parts = [x for x in (mark_offset((stage1_train_config or {}).get("mark_weights")), bias_offset(stage1_bias))
-                 if x is not None]
         own = bias_offset(own_bias)
-        if own is not None:
-            parts.append(-own)
-        self.stage1_offset = torch.from_numpy(sum(parts[1:], parts[0])) if parts else None
+        parts = [x for x in (mark_offset((stage1_train_config or {}).get("mark_weights")), bias_offset(stage1_bias),
+                             None if own is None else -own) if x is not None]
+        self.stage1_offset = torch.from_numpy(np.sum(parts, axis=0, dtype=np.float32)) if parts else None
 
     def load_stage1(self, state_dict: dict) -> None:
         """Copy a stage-one checkpoint's weights into ``stage1``."""
