@@ -136,17 +136,22 @@ lj_decode() {
   esac
 }
 
-# stage 6, experiment teacher_posteriors: the accurate tier's posteriors (marks and case) on
-# the distillation set, the feature set 'teacher' that the default is distilled from
-# (distill_from: teacher). Resumable by chunks; skipped when done unless FORCE.
-corpus_teacher_posteriors() {
-  local data=$2 exp=$3 force=$4 cmd=$5 teacher=$6
-  local out=$exp/teacher_posteriors force_opt=()
+# stage 6, experiments teacher_posteriors and teacher_posteriors_ted: the accurate tier's
+# posteriors (marks and case) on the distillation set 'distill' or on all of 'ted_e22', the
+# feature set 'teacher' that a student is distilled from (distill_from: teacher). Resumable
+# by chunks; skipped when done unless FORCE.
+corpus_teacher_posteriors() { teacher_posteriors_on distill "$@"; }
+corpus_teacher_posteriors_ted() { teacher_posteriors_on ted_e22 "$@"; }
+
+# teacher_posteriors_on SET STAGE DATA EXP FORCE RUNCMD TEACHER
+teacher_posteriors_on() {
+  local set=$1 data=$3 exp=$4 force=$5 cmd=$6 teacher=$7
+  local out=$exp/teacher_posteriors_$set force_opt=()
   [ "$force" = true ] && force_opt=(--force)
-  [ -f "$data/distill/text" ] || die "stage 6: $data/distill/text not found: run stage 1 (it prepares the set 'distill')"
+  [ -f "$data/$set/text" ] || die "stage 6: $data/$set/text not found: run stage 1 (it prepares the set '$set')"
   mkdir -p "$out/log"
   echo "$cmd" > "$out/run.cmd"
-  log "stage 6: posteriors of $teacher on $data/distill -> $data/distill/teacher.scp; log: $out/log/posteriors.log"
-  $train_cmd "$out/log/posteriors.log" python -m punct.bin.posteriors --model "$teacher" --data "$data/distill" \
+  log "stage 6: posteriors of $teacher on $data/$set -> $data/$set/teacher.scp; log: $out/log/posteriors.log"
+  $train_cmd "$out/log/posteriors.log" python -m punct.bin.posteriors --model "$teacher" --data "$data/$set" \
     --name teacher "${force_opt[@]}" || fail_with_log "$out/log/posteriors.log" "the teacher's posteriors failed"
 }
