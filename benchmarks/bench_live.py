@@ -102,7 +102,7 @@ def run_set(restorer, name, hyp_dir, ref_dir, lookaheads, flush_after, ref=None,
     """The F1 rows of one set (module docstring); ``ref``: reference utterances instead of ``ref_dir``'s;
     ``max_words``: only the first words of each utterance (0: all), offline and live alike."""
     from punct.engine.restorer import stream_words
-    from punct.io.reader import read_input
+    from punct.io import read_input
 
     hyp = read_input(hyp_dir)
     ref = read_input(ref_dir) if ref is None else ref
@@ -181,7 +181,7 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
     from punct.engine.restorer import Restorer
-    from punct.io.reader import read_input
+    from punct.io import read_input
 
     load_before = os.getloadavg()
     tmp = tempfile.TemporaryDirectory(prefix="bench-live-")

@@ -128,7 +128,7 @@ def child(args: argparse.Namespace) -> None:
 
     t0, c0 = time.perf_counter(), time.process_time()
     from punct.engine.restorer import Restorer
-    from punct.io.reader import read_input
+    from punct.io import read_input
     from punct.io.writer import write_output
 
     t1 = time.perf_counter()
@@ -232,7 +232,7 @@ def agreement(model: Path, ctm_dir: Path, runtimes: list[str], threads: int) -> 
     import logging
 
     from punct.engine.restorer import Restorer
-    from punct.io.reader import read_input
+    from punct.io import read_input
 
     logging.disable(logging.WARNING)
     ctms = sorted(ctm_dir.glob("*.ctm"))

@@ -1,10 +1,10 @@
 """``punct restore``: read real ASR output (a CTM, TextGrid, JSON, subtitles, text or a data
-directory: punct.io.reader), punctuate it (punct.engine.restorer, one model or an ensemble,
+directory: punct.io.read_input), punctuate it (punct.engine.restorer, one model or an ensemble,
 through the one inference path punct.engine.infer), spell it in true or sentence case
 (punct.text.casing) and write it in any format (punct.io.writer). This module joins those steps;
 the command line is punct.bin.restore.
 Each name is imported from the module it lives in (``punct.engine.restorer.Restorer``,
-``punct.io.reader.read_input``, ``punct.io.writer.write_output``); this one holds
+``punct.io.read_input``, ``punct.io.writer.write_output``); this one holds
 ``restore_file`` alone.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Sequence, TextIO
 from punct.text.casing import capitalize
 from punct.engine.restorer import EnsembleRestorer, Restorer, resolve_model, stream_words
 from punct.engine.word_features import FeatureSource
-from punct.io.reader import read_input
+from punct.io import read_input
 from punct.io.writer import output_format, per_recording_dir, require_times, write_output, write_per_recording
 from punct.text.words import Utterance
 

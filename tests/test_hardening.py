@@ -370,7 +370,7 @@ def test_by_id_in_the_library():
 
 def test_a_line_of_only_punctuation_warns(tmp_path, caplog):
     from punct.io import text
-    from punct.io.reader import read_plain_text
+    from punct.io.text import read_input as read_plain_text
 
     p = tmp_path / "t.txt"
     p.write_text("hello there\n. . . ? ! ,\nhow are you\n")

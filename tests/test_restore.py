@@ -9,7 +9,7 @@ import pytest
 from punct.engine.decode import predict_streams
 from punct.engine.restorer import Restorer
 from punct.errors import PunctError
-from punct.io.reader import read_input
+from punct.io import read_input
 from punct.io.sentences import punctuated
 from punct.restore import restore_file
 from punct.text.labels import LABELS

@@ -143,7 +143,7 @@ def _main(args: argparse.Namespace) -> int:
         return main_live(args, _write_options(args))
     if args.input == "-":
         return _main_spooled(args, sys.stdin.buffer, STDIN_NAME)
-    require_inputs([args.input], "input")
+    # the input itself is checked once, where punct.io reads it (punct.io.read_input, before any model loads)
     if is_stream(args.input):  # <(...) or a named pipe: read once into a file the readers may open twice
         with open(args.input, "rb") as f:
             return _main_spooled(args, f, args.input)

@@ -57,9 +57,9 @@ def inputs_features(inputs, data_dir: str | Path, utts: list[Utterance]) -> list
 
 def _in_streams(utts: list[Utterance], data_dir: str | Path) -> list[Utterance]:
     """``utts`` (of ``data_dir``) with their recordings, in their time order, as ``punct restore``
-    reads a data directory (punct.io.reader.in_recordings), so that consecutive segments of a
+    reads a data directory (punct.io.kaldidir.in_recordings), so that consecutive segments of a
     speaker are one decoding stream; shallow copies (the same words)."""
-    from punct.io.reader import in_recordings
+    from punct.io.kaldidir import in_recordings
 
     return in_recordings(list(utts), Path(data_dir) / "segments")
 

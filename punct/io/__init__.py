@@ -1,20 +1,26 @@
-"""Readers and writers of word-level formats, behind one registry.
+"""Readers and writers of word-level formats, behind one registry that knows every input.
 
-Each format is a module under ``punct/io/`` that defines
+Each format is a module under ``punct/io/`` listed in FORMAT_MODULES, which defines
 
-``NAME``        the format name (``"ctm"``, ``"nlp"``, ...)
+``NAME``        the format name (``"ctm"``, ``"nlp"``, ``"datadir"``, ...)
 ``EXTENSIONS``  file name endings it claims (``(".ctm",)``), lower case
 ``read(path) -> list[Utterance]``            (optional: a write-only format has none)
+``read_input(path) -> list[Utterance]``      (optional: how ``punct restore`` reads it, where
+                                              that differs from ``read``: plain text keeps
+                                              its spelling, a data directory its CTM)
 ``write(utts, path) -> None``                (optional: a read-only format has none)
 ``sniff(head: str) -> bool``                 (optional: True if the first lines look like it)
+``DIRECTORY``, ``claims(path) -> bool``      (a directory format: a Kaldi data directory,
+                                              a folder of files of one format)
 
-and is listed in FORMAT_MODULES. Readers validate their input and raise
-``punct.errors.PunctError(message, path, line)``; writers write atomically
-(``punct.fsutil.atomic_write``). Words carry their label (the mark after the
-word), times and speaker when the format has them. A data directory is read
-through ``punct.data.datadir``; any other directory as a folder of files of one
-format, one recording a file (``read_folder``). Adding a format = one module +
-one line here.
+Readers validate their input and raise ``punct.errors.PunctError(message, path, line)``;
+writers write atomically (``punct.fsutil.atomic_write``). Words carry their label (the mark
+after the word), times and speaker when the format has them.
+
+The entries ``read_any`` (what ``punct score`` and the recipes read), ``read_input`` (what
+``punct restore`` reads), ``read_hypothesis`` and ``detect_format`` check their path once
+(``punct.fsutil.check_input``), then tell its format and hand it to the format's module,
+which checks nothing again. Adding a format = one module + one line here.
 
 Importing this package imports no format module and no third-party package.
 """
@@ -32,8 +38,11 @@ from punct.text.words import Utterance
 
 log = logging.getLogger(__name__)
 
-#: format name -> module (imported lazily, in this order when sniffing)
+#: format name -> module (imported lazily, in this order when sniffing files and when
+#: telling a directory's kind)
 FORMAT_MODULES: dict[str, str] = {}
+FORMAT_MODULES["folder"] = "punct.io.folder"  # before datadir: a folder without 'text'
+FORMAT_MODULES["datadir"] = "punct.io.kaldidir"
 FORMAT_MODULES["nlp"] = "punct.io.nlp"
 FORMAT_MODULES["iwslt"] = "punct.io.iwslt"
 # strict sniffers before the lenient plain-text one (detect_format tries them in this order)
@@ -62,41 +71,35 @@ def format_names() -> list[str]:
     return sorted(FORMAT_MODULES)
 
 
-def _by_extension(path: Path) -> str | None:
+def by_extension(path: Path) -> str | None:
+    """The format whose longest extension ends ``path``'s name, or None."""
     name = path.name.lower()
-    matches = []
-    for fmt in FORMAT_MODULES:
-        exts = getattr(format_module(fmt), "EXTENSIONS", ())
-        for ext in exts:
-            if name.endswith(ext):
-                matches.append((len(ext), fmt))
+    matches = [(len(ext), fmt) for fmt in FORMAT_MODULES for ext in getattr(format_module(fmt), "EXTENSIONS", ())
+               if name.endswith(ext)]
     return max(matches)[1] if matches else None
 
 
-def _folder_files(path: Path) -> list[Path]:
-    """The files of a folder of word-level files that have a known format by their extension."""
-    return sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".") and _by_extension(p))
-
-
 def detect_format(path: str | Path, option: str = "a format option", fallback: str | None = None) -> str:
-    """The format of ``path``: ``datadir`` for a data directory (a directory with ``text``),
-    ``folder`` for another directory that holds files of known formats (one recording a file:
-    Earnings-21's ``.nlp`` files, a folder of CTMs), else by extension, else by sniffing, else
-    ``fallback`` (logged) when given. ``option`` names the command's option that gives the
-    format, for the error and the log."""
+    """The format of ``path``: for a directory the first directory format that claims it
+    (``folder``: files of known formats, one recording a file; ``datadir``: a directory with
+    ``text``), else by extension, else by sniffing, else ``fallback`` (logged) when given.
+    ``option`` names the command's option that gives the format, for the error and the log."""
     path = Path(path)
+    check_input(path, "input")
+    return _detect(path, option, fallback)
+
+
+def _detect(path: Path, option: str, fallback: str | None) -> str:
     if path.is_dir():
-        check_input(path, "directory", "dir")
-        if not (path / "text").exists() and _folder_files(path):
-            return "folder"
-        if not any((path / name).exists() for name in ("text", "ctm")):
-            what = "an empty directory" if not any(path.iterdir()) else "a directory"
-            raise PunctError(f"{what}: not a data directory (no 'text') and no file of a known format in it", path)
-        return "datadir"
-    fmt = _by_extension(path)
+        for fmt in FORMAT_MODULES:
+            mod = format_module(fmt)
+            if getattr(mod, "DIRECTORY", False) and mod.claims(path):
+                return fmt
+        what = "an empty directory" if not any(path.iterdir()) else "a directory"
+        raise PunctError(f"{what}: not a data directory (no 'text') and no file of a known format in it", path)
+    fmt = by_extension(path)
     if fmt is not None:
         return fmt
-    check_input(path, "file", "file")
     with open(path, "rb") as f:
         head = f.read(8192).decode("utf-8", errors="replace").lstrip("\ufeff")
     if not head.strip():
@@ -112,21 +115,51 @@ def detect_format(path: str | Path, option: str = "a format option", fallback: s
                      f"known: {', '.join(format_names())})", path)
 
 
+def read_format(path: Path, fmt: str, as_input: bool = False) -> list[Utterance]:
+    """``path`` (checked by the caller) read by format ``fmt``'s module: its ``read_input``
+    when ``as_input`` and it has one, else its ``read``. A directory format needs a
+    directory and a file format a file."""
+    mod = format_module(fmt)
+    if path.is_dir() != bool(getattr(mod, "DIRECTORY", False)):
+        raise PunctError(f"is a {'directory' if path.is_dir() else 'file'}, not {_kind(fmt)}", path)
+    reader = (getattr(mod, "read_input", None) if as_input else None) or getattr(mod, "read", None)
+    if reader is None:
+        raise PunctError(f"format {fmt!r} cannot be read", path)
+    return reader(path)
+
+
+def _kind(fmt: str) -> str:
+    return {"datadir": "a data directory", "folder": "a folder of word files"}.get(fmt, f"a {fmt} file")
+
+
 def read_any(path: str | Path, fmt: str | None = None, option: str = "a format option") -> list[Utterance]:
     """Read ``path`` as ``fmt`` (detected when None; ``option``: see ``detect_format``) into utterances."""
     path = Path(path)
-    fmt = fmt or detect_format(path, option)
-    if fmt == "datadir":
-        from punct.data.datadir import load_utterances
+    check_input(path, "input")
+    return read_format(path, fmt or _detect(path, option, None))
 
-        return load_utterances(path, require_labels=False)
-    if fmt == "folder":
-        return read_folder(path)
-    mod = format_module(fmt)
-    if not hasattr(mod, "read"):
-        raise PunctError(f"format {fmt!r} cannot be read", path)
-    check_input(path, "file", "file")
-    return mod.read(path)
+
+def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | None = None) -> list[Utterance]:
+    """What ``punct restore`` reads: ``path`` (format ``fmt``, detected when None; a file of
+    no known format or signature is unpunctuated plain text) as the format's module reads an
+    input (``read_input``): plain text as spoken words whose spelling is kept, a data
+    directory as its CTM or its text in time order. ``segments``: a Kaldi segments file for
+    a CTM of its utterances (or of its recordings, cut into the segments:
+    ``ctm.read_with_segments``). An input without any word is an error."""
+    path = Path(path)
+    check_input(path, "input", empty_ok=False)  # an empty file has no words to restore
+    fmt = fmt or _detect(path, "--input-format", "text")
+    if segments is not None and fmt != "ctm":
+        raise PunctError(f"a segments file goes with a CTM input, not {fmt}", path)
+    if segments is not None:
+        from punct.io import ctm
+
+        utts = ctm.read_with_segments(path, segments)
+    else:
+        utts = read_format(path, fmt, as_input=True)
+    if not any(u.words for u in utts):
+        raise PunctError("no words in the input", path)
+    return utts
 
 
 def read_hypothesis(path: str | Path, fmt: str | None, ref: str | Path, option: str = "a format option") -> list[Utterance]:
@@ -135,62 +168,23 @@ def read_hypothesis(path: str | Path, fmt: str | None, ref: str | Path, option: 
     (``ctm.read_with_segments``), so that a CTM of whole recordings (Kaldi's ``get_ctm.sh``
     output) pairs with the reference utterance by utterance instead of as one stream."""
     path, ref = Path(path), Path(ref)
-    fmt = fmt or detect_format(path, option)
+    check_input(path, "input")
+    fmt = fmt or _detect(path, option, None)
     if fmt == "ctm" and ref.is_dir() and (ref / "text").is_file() and (ref / "segments").is_file():
         from punct.io import ctm
 
         log.info("%s: read into the segments of %s", path, ref / "segments")
         return ctm.read_with_segments(path, ref / "segments")
-    return read_any(path, fmt, option)
-
-
-def read_folder(path: str | Path) -> list[Utterance]:
-    """Every file of a known format in directory ``path`` (by extension, in name order): a file of
-    one utterance becomes utterance FILE_STEM, one of several FILE_STEM/UTT_ID. Files of other
-    kinds (a README) are left out. Two folders of the same recordings (a reference and an
-    engine's output) so give the same utterance ids, and punct score pairs them by id."""
-    from dataclasses import replace
-
-    path = Path(path)
-    files = _folder_files(path) if path.is_dir() else []
-    if not files:
-        raise PunctError("not a data directory (no 'text') and no file of a known format in it", path)
-    kinds: dict[str, list[Path]] = {}
-    for f in files:
-        kinds.setdefault(_by_extension(f) or "", []).append(f)
-    if len(kinds) > 1:
-        found = ", ".join(f"{len(v)} {k} ({v[0].name}{', ...' if len(v) > 1 else ''})" for k, v in sorted(kinds.items()))
-        raise PunctError(f"a folder of word files must hold one format, this one has {found}", path)
-    (fmt,) = kinds
-    out: list[Utterance] = []
-    for f in files:
-        utts = read_any(f, fmt)
-        stem = f.name[: -len(f.suffix)] if f.suffix else f.name
-        out += [replace(u, id=stem) for u in utts] if len(utts) == 1 else \
-            [replace(u, id=f"{stem}/{u.id}") for u in utts]
-    ids = [u.id for u in out]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise PunctError(f"two files give utterance {dup!r} (files that differ only in their extension?)", path)
-    return out
+    return read_format(path, fmt)
 
 
 def write_any(utts: Iterable[Utterance], path: str | Path, fmt: str | None = None) -> None:
     """Write utterances to ``path`` as ``fmt`` (by extension when None)."""
     path = Path(path)
-    utts = list(utts)
+    fmt = fmt or by_extension(path)
     if fmt is None:
-        name = path.name.lower()
-        cands = [(len(e), f) for f in FORMAT_MODULES for e in getattr(format_module(f), "EXTENSIONS", ()) if name.endswith(e)]
-        if not cands:
-            raise PunctError(f"cannot tell the output format from the file name (known: {', '.join(format_names())})", path)
-        fmt = max(cands)[1]
-    if fmt == "datadir":
-        from punct.data.datadir import write_datadir
-
-        write_datadir(path, utts)
-        return
+        raise PunctError(f"cannot tell the output format from the file name (known: {', '.join(format_names())})", path)
     mod = format_module(fmt)
     if not hasattr(mod, "write"):
         raise PunctError(f"format {fmt!r} cannot be written", path)
-    mod.write(utts, path)
+    mod.write(list(utts), path)

@@ -18,6 +18,10 @@ tokenizing so that they come out as the same tokens. A line that gives no word
 (only marks) is an utterance without words in the Kaldi layout and is skipped
 in the plain one.
 
+As an input to restore (``read_input``), a plain-text transcript is one utterance of
+spoken words whose spelling is kept (marks already attached become labels, which
+restoring replaces).
+
 Writing: ``word word, word.`` with each word followed by the mark of its label;
 the Kaldi layout (sorted ids) when the name ends in ``.punct``, else one line per
 utterance without ids.
@@ -30,10 +34,10 @@ from typing import Iterable
 
 from punct.errors import PunctError
 from punct.fsutil import atomic_write, iter_lines
-from punct.io.sentences import warn_marks_only
+from punct.io.sentences import attach_marks_only, warn_marks_only, word_from_token
 from punct.text.labels import mark_of
 from punct.text.textnorm import normalize_written
-from punct.text.words import Utterance
+from punct.text.words import Utterance, Word
 
 NAME = "text"
 EXTENSIONS = (".txt", ".punct")
@@ -92,6 +96,28 @@ def read(path: str | Path) -> list[Utterance]:
     if not utts or not any(u.words for u in utts):
         raise PunctError("no words in the file", path)
     return utts
+
+
+def read_input(path: str | Path) -> list[Utterance]:
+    """A plain-text transcript as one utterance: every white-space token is a word
+    (its spelling kept; marks already attached become labels, which restoring replaces)."""
+    path = Path(path)
+    words: list[Word] = []
+    marks_only: list[int] = []
+    for lineno, line in iter_lines(path):
+        n = len(words)
+        for tok in line.split():
+            w = word_from_token(tok)
+            if w is None:
+                attach_marks_only(words, tok)
+            else:
+                words.append(w)
+        if len(words) == n and line.strip():
+            marks_only.append(lineno)
+    warn_marks_only(path, marks_only)
+    if not words:
+        raise PunctError("no words (empty input)", path)
+    return [Utterance(id=path.stem, words=words)]
 
 
 def punctuated(utt: Utterance) -> str:

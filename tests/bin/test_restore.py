@@ -121,7 +121,7 @@ def test_standard_input(tmp_path, model_path, ctm, capsys, caplog, monkeypatch):
 def test_stdout_text_and_files(tmp_path, model_path, ctm, capsys):
     from punct.bin import restore
     from punct.io.sentences import punctuated
-    from punct.io.reader import read_input
+    from punct.io import read_input
 
     assert restore.main(["--model", str(model_path), str(ctm)]) == 0
     out = capsys.readouterr().out

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from punct.io.reader import read_input
+from punct.io import read_input
 from punct.restore import restore_file
 from punct.text.words import Utterance, Word
 from tests.tiny_models import WORDS, make_tiny_model

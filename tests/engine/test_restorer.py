@@ -9,7 +9,7 @@ import torch
 from punct.engine.restorer import Restorer, resolve_model, stream_words
 from punct.engine.vocab import Vocabulary
 from punct.errors import PunctError
-from punct.io.reader import read_input
+from punct.io import read_input
 from punct.io.sentences import punctuated
 from punct.io.writer import write_output
 from punct.restore import restore_file

@@ -3,8 +3,9 @@ format told from the file, unmarked words as text only where a command says so."
 import pytest
 
 from punct.errors import PunctError
-from punct.io import detect_format, read_any, write_any
+from punct.io import detect_format, read_any, read_input, write_any
 from punct.io import text
+from punct.io.writer import render_text
 from punct.text.words import Utterance, Word
 
 
@@ -82,3 +83,24 @@ def test_unmarked_words_are_text_only_where_a_command_says_so(tmp_path):
     (tmp_path / "empty").write_text("")
     with pytest.raises(PunctError, match="empty file"):
         detect_format(tmp_path / "empty", fallback="text")
+
+
+def test_plain_text_in_and_out(tmp_path):
+    p = tmp_path / "t.txt"
+    p.write_text("GOOD morning\nladies, and gentlemen\n\n")
+    (u,) = read_input(p)
+    assert [w.text for w in u.words] == ["good", "morning", "ladies", "and", "gentlemen"]
+    u.words[1].label = "PERIOD"
+    u.words[4].label = "QUESTION"
+    assert render_text([u, Utterance("v", [Word("ok", "PERIOD")])]) == "GOOD morning.\nladies, and gentlemen?\n\nok.\n"
+    (tmp_path / "e.txt").write_text("\n")
+    with pytest.raises(PunctError, match="empty input"):
+        read_input(tmp_path / "e.txt")
+
+
+def test_plain_text_keeps_the_spelling_and_takes_marks_as_labels_a_dash_on_the_word_before(tmp_path):
+    p = tmp_path / "talk.txt"
+    p.write_text("Hello, NASA\n-- and so...\n")
+    (u,) = text.read_input(p)
+    assert u.id == "talk" and [(w.text, w.written, w.label) for w in u.words] == [
+        ("hello", "Hello", "COMMA"), ("nasa", "NASA", "COMMA"), ("and", None, "O"), ("so", None, "PERIOD")]

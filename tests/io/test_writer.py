@@ -7,7 +7,7 @@ import random
 import pytest
 
 from punct.errors import PunctError
-from punct.io.reader import read_input
+from punct.io import read_input
 from punct.io.sentences import punctuated
 from punct.io.writer import output_format, write_output
 from punct.text.words import Utterance, Word

@@ -1,36 +1,12 @@
-"""punct.io.reader: every input read into utterances (plain text a line each, the words as they
-were spelled), a data directory's segments and reco2file_and_channel applied."""
+"""punct.io.kaldidir: a Kaldi data directory as an input of punct.io, its segments and
+reco2file_and_channel applied; and the registry's entries, which check a path once."""
 from __future__ import annotations
 
 import pytest
 
 from punct.errors import PunctError
-from punct.io.reader import read_input
-from punct.io.writer import render_text
+from punct.io import read_input
 from punct.text.words import Utterance, Word
-
-
-def test_plain_text_in_and_out(tmp_path):
-    p = tmp_path / "t.txt"
-    p.write_text("GOOD morning\nladies, and gentlemen\n\n")
-    (u,) = read_input(p)
-    assert [w.text for w in u.words] == ["good", "morning", "ladies", "and", "gentlemen"]
-    u.words[1].label = "PERIOD"
-    u.words[4].label = "QUESTION"
-    assert render_text([u, Utterance("v", [Word("ok", "PERIOD")])]) == "GOOD morning.\nladies, and gentlemen?\n\nok.\n"
-    (tmp_path / "e.txt").write_text("\n")
-    with pytest.raises(PunctError, match="empty input"):
-        read_input(tmp_path / "e.txt")
-
-
-def test_plain_text_keeps_the_spelling_and_takes_marks_as_labels_a_dash_on_the_word_before(tmp_path):
-    from punct.io.reader import read_plain_text
-
-    p = tmp_path / "talk.txt"
-    p.write_text("Hello, NASA\n-- and so...\n")
-    (u,) = read_plain_text(p)
-    assert u.id == "talk" and [(w.text, w.written, w.label) for w in u.words] == [
-        ("hello", "Hello", "COMMA"), ("nasa", "NASA", "COMMA"), ("and", None, "O"), ("so", None, "PERIOD")]
 
 
 def data_dir(d, segments=None, reco2file=None):
@@ -70,3 +46,43 @@ def test_a_segments_file_goes_with_a_ctm_only(tmp_path):
     p.write_text("hello\n")
     with pytest.raises(PunctError, match="a segments file goes with a CTM input, not text"):
         read_input(p, segments=tmp_path / "segments")
+
+
+def test_a_data_directory_with_a_ctm_is_read_as_that_ctm_and_scored_as_its_text(tmp_path):
+    from punct.io import detect_format, read_any
+
+    d = data_dir(tmp_path / "d")
+    (d / "ctm").write_text("call 1 0.0 0.5 hello\ncall 1 0.6 0.9 there\n")
+    assert detect_format(d) == "datadir"
+    assert [[w.text for w in u.words] for u in read_input(d)] == [["hello", "there"]]
+    assert [u.id for u in read_any(d)] == ["a-1", "a-2", "b-1"]
+
+
+def test_every_entry_checks_its_path_once(tmp_path, monkeypatch):
+    import punct.fsutil
+    import punct.io
+    from punct.io import read_any, read_hypothesis
+
+    calls = []
+    real = punct.fsutil.check_input
+
+    def counted(path, *a, **k):
+        calls.append(str(path))
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(punct.io, "check_input", counted)
+    monkeypatch.setattr(punct.fsutil, "check_input", counted)
+    d = data_dir(tmp_path / "d", segments="a-1 call 5.0 6.0\na-2 call 1.0 2.0\nb-1 other 0.0 1.0\n")
+    t = tmp_path / "t.txt"
+    t.write_text("hello there\n")
+    for read in (read_input, read_any, lambda p: read_hypothesis(p, None, d)):
+        for p in (d, t):
+            calls.clear()
+            read(p)
+            assert calls == [str(p)]
+    with pytest.raises(PunctError, match="input not found"):
+        read_input(tmp_path / "missing.ctm")
+    with pytest.raises(PunctError, match="is a directory, not a ctm file"):
+        read_any(d, "ctm")
+    with pytest.raises(PunctError, match="is a file, not a data directory"):
+        read_input(t, "datadir")
