@@ -37,11 +37,15 @@ STATE_MAX_BYTES = 8_000_000
 STATE_JSON = ".json"
 #: config keys that do not change what is learnt (a resume on another machine may differ)
 _NOT_HASHED = ("threads", "checkpoint_minutes", "valid_batch_size", "precision")
+#: keys added to the config after state files were written: hashed only when set away from
+#: this default, so that those files keep their hash and resume
+_HASHED_WHEN_SET = {"distill_mark_weights": False}
 
 
 def config_hash(train_config: dict[str, Any]) -> str:
     """A short digest of the resolved config that decides what a run learns."""
-    keep = {k: v for k, v in train_config.items() if k not in _NOT_HASHED}
+    keep = {k: v for k, v in train_config.items()
+            if k not in _NOT_HASHED and not (k in _HASHED_WHEN_SET and v == _HASHED_WHEN_SET[k])}
     blob = json.dumps(keep, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 

@@ -201,6 +201,10 @@ class DistillConfig:
     #: softmax temperature of teacher and student in the KL term, scaled by its square (Hinton
     #: et al. 2015) so its gradients keep their size; 1 = the posteriors as they are
     distill_temperature: float = 1.0
+    #: mark_weights weigh the KL term too: each word's by the weight the teacher's posteriors
+    #: expect (sum of p_c w_c), so a word the teacher calls a question counts as a reference
+    #: question does in the cross-entropy; false = they weigh the cross-entropy alone
+    distill_mark_weights: bool = False
 
     def check_distillation(self) -> None:
         if not 0.0 <= self.distill_weight <= 1.0:

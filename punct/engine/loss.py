@@ -51,10 +51,12 @@ class Distill:
 
     weight: float
     temperature: float
+    #: the label weights weigh the KL term too (TrainConfig.distill_mark_weights)
+    weigh_kl: bool = False
 
     @classmethod
     def of(cls, cfg: TrainConfig) -> "Distill | None":
-        return cls(cfg.distill_weight, cfg.distill_temperature) if cfg.distill_from else None
+        return cls(cfg.distill_weight, cfg.distill_temperature, cfg.distill_mark_weights) if cfg.distill_from else None
 
 
 def label_weights_of(cfg: OptimizerConfig) -> torch.Tensor | None:
@@ -98,8 +100,9 @@ def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torc
     n_marks = logits.shape[-1]
     w, t = (distill.weight, distill.temperature) if soft is not None else (0.0, 1.0)
     keep = y != -100
-    loss = distill_loss_sum(logits.float(), y, None if soft is None else soft[..., :n_marks], keep, w, t,
-                            None if label_weights is None else label_weights[:n_marks].to(logits.device))
+    marks_w = None if label_weights is None else label_weights[:n_marks].to(logits.device)
+    loss = distill_loss_sum(logits.float(), y, None if soft is None else soft[..., :n_marks], keep, w, t, marks_w,
+                            kl_weighted=soft is not None and distill.weigh_kl)
     if case_logits is not None:
         hard = cases if cases is not None else torch.full_like(y, -100)
         case_soft = soft[..., n_marks:] if soft_case else None

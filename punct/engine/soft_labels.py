@@ -225,13 +225,16 @@ def read_soft_targets(data_dir: str | Path, name: str) -> tuple[dict[str, np.nda
     return load_word_features(data_dir, [name]), layout
 
 
-def distill_loss_sum(logits, hard, soft, keep, weight: float, temperature: float = 1.0, class_weights=None):
+def distill_loss_sum(logits, hard, soft, keep, weight: float, temperature: float = 1.0, class_weights=None,
+                     kl_weighted: bool = False):
     """The summed loss of the words where ``keep`` ``[B,T]`` is True: ``1 - weight`` times the
     cross-entropy of ``logits`` ``[B,T,C]`` to the reference classes ``hard`` ``[B,T]`` (-100:
     none) plus ``weight`` times the KL divergence from the teacher's posteriors ``soft``
     ``[B,T,C]`` to the student's, both softened by ``temperature`` T and scaled by T^2 (Hinton
     et al. 2015). Without ``soft`` (or with weight 0) it is the plain cross-entropy.
-    ``class_weights`` ``[C]`` weighs each word's cross-entropy by its reference class."""
+    ``class_weights`` ``[C]`` weighs each word's cross-entropy by its reference class and, with
+    ``kl_weighted``, each word's KL term by the class weight the teacher expects there
+    (sum of p_c w_c)."""
     import torch
     import torch.nn.functional as F
 
@@ -247,5 +250,9 @@ def distill_loss_sum(logits, hard, soft, keep, weight: float, temperature: float
         logp = F.log_softmax(logp / temperature, -1)
     else:
         logp = logp - torch.logsumexp(logp, -1, keepdim=True)  # rows that do not quite sum to 1
-    kl = (logp.exp() * (logp - logq)).sum() * temperature ** 2
+    p = logp.exp()
+    per_word = (p * (logp - logq)).sum(-1)
+    if kl_weighted and class_weights is not None:
+        per_word = per_word * (p @ class_weights.to(p.dtype))
+    kl = per_word.sum() * temperature ** 2
     return (1.0 - weight) * ce + weight * kl if weight < 1.0 else kl

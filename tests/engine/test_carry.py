@@ -227,3 +227,11 @@ def test_the_device_plumbing_builds_batches_and_autocast_for_the_model_s_device(
     cfg = cfg_of()
     loss = loss_sum_of(m, kw, y, "fp32", None, label_weights_of(cfg))
     assert torch.isfinite(loss)
+
+
+def test_a_key_added_at_its_default_leaves_the_config_hash_of_older_state_files():
+    from punct.engine.carry import config_hash
+
+    old = {"lr": 0.02, "seed": 1}
+    assert config_hash({**old, "distill_mark_weights": False}) == config_hash(old)
+    assert config_hash({**old, "distill_mark_weights": True}) != config_hash(old)

@@ -75,6 +75,27 @@ def test_distill_loss_mixes_the_reference_and_the_teacher():
     assert float(distill_loss_sum(torch.log(soft), hard, soft, keep, 1.0, temperature=2.0)) < 1e-5
 
 
+
+def test_mark_weights_weigh_the_kl_term_by_the_teachers_expected_weight_when_asked():
+    import torch.nn.functional as F
+
+    from punct.engine.soft_labels import distill_loss_sum
+
+    torch.manual_seed(0)
+    logits = torch.randn(2, 3, 4)
+    hard = torch.tensor([[0, 1, -100], [2, 3, 0]])
+    keep = hard != -100
+    soft = torch.softmax(torch.randn(2, 3, 4), -1)
+    w = torch.tensor([1.0, 1.0, 1.0, 4.0])
+    ce = F.cross_entropy(logits[keep], hard[keep], weight=w, reduction="sum")
+    kl_rows = F.kl_div(F.log_softmax(logits[keep], -1), soft[keep], reduction="none").sum(-1)
+    plain = distill_loss_sum(logits, hard, soft, keep, 0.5, class_weights=w)
+    assert torch.allclose(plain, 0.5 * ce + 0.5 * kl_rows.sum(), atol=1e-5)
+    weighed = distill_loss_sum(logits, hard, soft, keep, 0.5, class_weights=w, kl_weighted=True)
+    assert torch.allclose(weighed, 0.5 * ce + 0.5 * (kl_rows * (soft[keep] @ w)).sum(), atol=1e-5)
+    assert float(weighed) > float(plain)  # every expected weight is at least 1 here
+
+
 def test_chunks_go_on_with_a_copy_of_the_teacher_in_another_place(tiny_mpnet, tiny_tagger, tiny_model_data, tmp_path):
     """The chunks' key is the teacher's and the text's content, not their path or time: the state
     file of a fresh clone (another path, a new mtime) goes on with the chunks an earlier session made."""
