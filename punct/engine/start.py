@@ -70,6 +70,14 @@ class Start:
             return self.stage1.get("train_config") or {}
         return (self.resumed or {}).get("stage1_train_config") or {}
 
+    @property
+    def stage1_decision_bias(self) -> dict[str, Any] | None:
+        """A two-stage run's stage-one decision bias (punct set-bias): the stage-one file's, or
+        as the resumed run recorded it."""
+        if self.stage1 is not None:
+            return self.stage1.get("decision_bias")
+        return (self.resumed or {}).get("stage1_decision_bias")
+
 
 def starting_point(cfg: TrainConfig, model_cls: type, kind: RunKind, model_args: dict[str, Any],
                     train_dir, ck_path: Path, state: str | Path | None = None) -> Start:
@@ -141,7 +149,7 @@ def model_of(cfg: TrainConfig, start: Start) -> torch.nn.Module:
         log.info("stage one: %s (%s, epoch %s)%s", cfg.init_from, start.stage1["model"], start.stage1.get("epoch"),
                  ", kept fixed" if cfg.freeze else ", trained on")
     if hasattr(model, "set_stage1_marks"):  # its fallback decides as its stage one decodes alone
-        model.set_stage1_marks(start.stage1_train_config)
+        model.set_stage1_marks(start.stage1_train_config, start.stage1_decision_bias)
     if cfg.freeze:
         model.freeze_stage1()
         if cfg.stage1_cache_mb:

@@ -138,6 +138,9 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
                  Path(train_dir) / "written", " and stage one's" if kind.second_stage else "")
     if kind.second_stage:
         payload_extra["stage1_train_config"] = start.stage1_train_config
+        bias = start.stage1_decision_bias
+        if bias:  # words without times take stage one's decisions, its tuned bias (punct set-bias) included
+            payload_extra["stage1_decision_bias"] = bias
 
     if kind.counting:
         if cfg.average_best:

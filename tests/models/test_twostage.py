@@ -90,6 +90,28 @@ def test_without_any_word_times_it_punctuates_as_the_text_model(repo_root, tiny_
     assert [u.labels for u in two] == [u.labels for u in one]
 
 
+def test_a_stage_one_with_a_decision_bias_passes_it_to_the_words_without_times(repo_root, tiny_model_data,
+                                                                               stage1_models, tmp_path):
+    """punct set-bias on stage one, then its second stage trained: the bias is recorded as
+    stage1_decision_bias and words without times are labelled as the biased stage one labels them."""
+    from punct.bin import set_bias
+    from punct.data.datadir import load_utterances, write_datadir
+    from punct.engine.decode import decode
+    from punct.text.words import Utterance, Word
+
+    stage1 = tmp_path / "stage1.pt"
+    shutil.copy(stage1_models["tbrnn"], stage1)
+    assert set_bias.main(["--model", str(stage1), "--bias", "3", "0", "-2"]) == 0
+    train_ta(repo_root / "conf/ta_brnn_p.yaml", stage1, tiny_model_data, tmp_path / "exp")
+    ck = ckpt.load(tmp_path / "exp" / "best.pt")
+    assert ck["stage1_decision_bias"] == {"COMMA": 3.0, "PERIOD": 0.0, "QUESTION": -2.0}
+    plain = tmp_path / "plain"
+    write_datadir(plain, [Utterance(u.id, [Word(w.text, w.label) for w in u.words])
+                          for u in load_utterances(tiny_model_data[1])])
+    biased = decode(stage1, plain, window=9)
+    assert [u.labels for u in decode(tmp_path / "exp" / "best.pt", plain, window=9)] == [u.labels for u in biased]
+    assert [u.labels for u in biased] != [u.labels for u in decode(stage1_models["tbrnn"], plain, window=9)]
+
 def test_text_only_second_stage_has_no_feature_input(repo_root, tiny_model_data, stage1_models, tmp_path):
     train_ta(repo_root / "conf/ta_lstm.yaml", stage1_models["tlstm"], tiny_model_data, tmp_path / "exp")
     model, _, ck = ckpt.load_model(tmp_path / "exp" / "best.pt")
