@@ -56,16 +56,21 @@ def test_a_rerun_after_a_kill_completes_and_gives_the_same_file(stage1_models, t
     assert not layout.case and all(np.allclose(m.sum(1), 1.0, atol=1e-5) for m in soft.values())
 
 
+def _student_and_teacher():
+    """A student's logits [2,3,4], reference classes (one word without), the words with one,
+    and a teacher's posteriors, from seed 0."""
+    torch.manual_seed(0)
+    hard = torch.tensor([[0, 1, -100], [2, 3, 0]])
+    logits = torch.randn(2, 3, 4)
+    return logits, hard, hard != -100, torch.softmax(torch.randn(2, 3, 4), -1)
+
+
 def test_distill_loss_mixes_the_reference_and_the_teacher():
     import torch.nn.functional as F
 
     from punct.engine.soft_labels import distill_loss_sum
 
-    torch.manual_seed(0)
-    logits = torch.randn(2, 3, 4)
-    hard = torch.tensor([[0, 1, -100], [2, 3, 0]])
-    keep = hard != -100
-    soft = torch.softmax(torch.randn(2, 3, 4), -1)
+    logits, hard, keep, soft = _student_and_teacher()
     ce = F.cross_entropy(logits[keep], hard[keep], reduction="sum")
     kl = F.kl_div(F.log_softmax(logits[keep], -1), soft[keep], reduction="sum")
     assert torch.allclose(distill_loss_sum(logits, hard, None, keep, 0.7), ce)
@@ -81,11 +86,7 @@ def test_mark_weights_weigh_the_kl_term_by_the_teachers_expected_weight_when_ask
 
     from punct.engine.soft_labels import distill_loss_sum
 
-    torch.manual_seed(0)
-    logits = torch.randn(2, 3, 4)
-    hard = torch.tensor([[0, 1, -100], [2, 3, 0]])
-    keep = hard != -100
-    soft = torch.softmax(torch.randn(2, 3, 4), -1)
+    logits, hard, keep, soft = _student_and_teacher()
     w = torch.tensor([1.0, 1.0, 1.0, 4.0])
     ce = F.cross_entropy(logits[keep], hard[keep], weight=w, reduction="sum")
     kl_rows = F.kl_div(F.log_softmax(logits[keep], -1), soft[keep], reduction="none").sum(-1)
