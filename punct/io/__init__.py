@@ -12,6 +12,7 @@ Each format is a module under ``punct/io/`` listed in FORMAT_MODULES, which defi
 ``sniff(head: str) -> bool``                 (optional: True if the first lines look like it)
 ``DIRECTORY``, ``claims(path) -> bool``      (a directory format: a Kaldi data directory,
                                               a folder of files of one format)
+``DESCRIPTION`` (optional: what errors call one, ``"a data directory"``; else ``a NAME file``)
 
 Readers validate their input and raise ``punct.errors.PunctError(message, path, line)``;
 writers write atomically (``punct.fsutil.atomic_write``). Words carry their label (the mark
@@ -121,15 +122,12 @@ def read_format(path: Path, fmt: str, as_input: bool = False) -> list[Utterance]
     directory and a file format a file."""
     mod = format_module(fmt)
     if path.is_dir() != bool(getattr(mod, "DIRECTORY", False)):
-        raise PunctError(f"is a {'directory' if path.is_dir() else 'file'}, not {_kind(fmt)}", path)
+        what = getattr(mod, "DESCRIPTION", f"a {fmt} file")
+        raise PunctError(f"is a {'directory' if path.is_dir() else 'file'}, not {what}", path)
     reader = (getattr(mod, "read_input", None) if as_input else None) or getattr(mod, "read", None)
     if reader is None:
         raise PunctError(f"format {fmt!r} cannot be read", path)
     return reader(path)
-
-
-def _kind(fmt: str) -> str:
-    return {"datadir": "a data directory", "folder": "a folder of word files"}.get(fmt, f"a {fmt} file")
 
 
 def read_any(path: str | Path, fmt: str | None = None, option: str = "a format option") -> list[Utterance]:
@@ -149,9 +147,9 @@ def read_input(path: str | Path, fmt: str | None = None, segments: str | Path | 
     path = Path(path)
     check_input(path, "input", empty_ok=False)  # an empty file has no words to restore
     fmt = fmt or _detect(path, "--input-format", "text")
-    if segments is not None and fmt != "ctm":
-        raise PunctError(f"a segments file goes with a CTM input, not {fmt}", path)
     if segments is not None:
+        if fmt != "ctm":
+            raise PunctError(f"a segments file goes with a CTM input, not {fmt}", path)
         from punct.io import ctm
 
         utts = ctm.read_with_segments(path, segments)

@@ -16,6 +16,7 @@ NAME = "folder"
 EXTENSIONS: tuple[str, ...] = ()
 #: a directory format: ``claims(path)`` tells one of its directories
 DIRECTORY = True
+DESCRIPTION = "a folder of word files"
 
 
 def files(path: Path) -> list[Path]:

@@ -22,6 +22,7 @@ NAME = "datadir"
 EXTENSIONS: tuple[str, ...] = ()
 #: a directory format: ``claims(path)`` tells one of its directories
 DIRECTORY = True
+DESCRIPTION = "a data directory"
 
 
 def claims(path: Path) -> bool:

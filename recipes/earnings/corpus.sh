@@ -140,13 +140,13 @@ lj_decode() {
 # posteriors (marks and case) on the distillation set 'distill' or on all of 'ted_e22', the
 # feature set 'teacher' that a student is distilled from (distill_from: teacher). Resumable
 # by chunks; skipped when done unless FORCE.
-corpus_teacher_posteriors() { teacher_posteriors_on distill "$@"; }
-corpus_teacher_posteriors_ted() { teacher_posteriors_on ted_e22 "$@"; }
+corpus_teacher_posteriors() { teacher_posteriors_on distill teacher_posteriors "$@"; }
+corpus_teacher_posteriors_ted() { teacher_posteriors_on ted_e22 teacher_posteriors_ted "$@"; }
 
-# teacher_posteriors_on SET STAGE DATA EXP FORCE RUNCMD TEACHER
+# teacher_posteriors_on SET EXPERIMENT STAGE DATA EXP FORCE RUNCMD TEACHER: its log in EXP/EXPERIMENT
 teacher_posteriors_on() {
-  local set=$1 data=$3 exp=$4 force=$5 cmd=$6 teacher=$7
-  local out=$exp/teacher_posteriors_$set force_opt=()
+  local set=$1 data=$4 exp=$5 force=$6 cmd=$7 teacher=$8
+  local out=$exp/$2 force_opt=()
   [ "$force" = true ] && force_opt=(--force)
   [ -f "$data/$set/text" ] || die "stage 6: $data/$set/text not found: run stage 1 (it prepares the set '$set')"
   mkdir -p "$out/log"
