@@ -24,10 +24,12 @@ corpus_asr_decode() { audio_decode "$@" lj; }
 corpus_features() { audio_features "$@" lj; }
 corpus_transfer() { audio_transfer "$@" lj; }
 # stage 11: what a user gets: the shipped default punctuating a few Earnings-21 calls as two
-# Kaldi recognizers wrote them and the TED test set, scored beside the engines' own marks
+# Kaldi recognizers wrote them and the TED test set, scored beside the previous default (as
+# the commit quick_showcase_baseline shipped it) and the engines' own marks
+quick_showcase_baseline=${quick_showcase_baseline:-061dda3}  # the last commit with the T-BRNN-p default
 corpus_showcase() {
   local data=$1 exp=$2 corpus_dir=$3
-  log "stage 11: showcase: models/default.pt on Earnings-21 Kaldi CTMs and test2011 -> $exp/showcase/table.txt"
+  log "stage 11: showcase: models/default.pt and the default of $quick_showcase_baseline on Earnings-21 Kaldi CTMs and test2011 -> $exp/showcase/table.txt"
   python recipes/quick/showcase.py --corpus-dir "$corpus_dir" --data "$data" --out "$exp/showcase" \
-    --calls "${quick_showcase_calls:-3}"
+    --calls "${quick_showcase_calls:-3}" --baseline "git:$quick_showcase_baseline"
 }

@@ -1,14 +1,17 @@
 """What a user gets: the shipped default model on real ASR output, beside the engines.
 
     python recipes/quick/showcase.py --corpus-dir ../shared/data --data data/quick \
-        --out exp/quick/showcase [--calls 3] [--model models/default.pt]
+        --out exp/quick/showcase [--calls 3] [--model models/default.pt] \
+        [--baseline git:REV | --baseline OLD.pt]
 
 Punctuates, as ``punct restore`` does for a user, the first CALLS Earnings-21
 calls as two Kaldi recognizers wrote them (the commercial model, ~13% WER, and
 the public LibriSpeech model, ~49%; word times, so the pause stage works) and
 the TED talks of ``DATA/test2011`` (reference words), and scores each against
-its reference with ``punct score``; the four commercial engines' own
-punctuation of the same calls is scored the same way. Prints one table (and
+its reference with ``punct score``. A baseline model (the previous default, read
+from the commit that shipped it with ``git:REV``) punctuates the same inputs for
+the rows beside them, and the four commercial engines' own punctuation of the
+same calls is scored the same way. Prints one table (and
 writes it to OUT/table.txt, the reports to OUT/<row>.json). Case columns appear
 when the scorer reports case (both sides cased).
 """
@@ -38,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder (restored sets, reports, table.txt)")
     p.add_argument("--calls", type=int, default=3, help="Earnings-21 calls to punctuate (default 3)")
     p.add_argument("--model", default=None, help="model to show (default: the shipped default)")
+    p.add_argument("--baseline", default=None,
+                   help="a model to show beside it: a file, or git:REV for models/default.pt as commit REV "
+                        "shipped it (skipped with a warning when this clone's history lacks REV)")
     add_common(p)
     return p
 
@@ -49,6 +55,35 @@ def _punct(*args: str) -> str:
         last = (r.stderr.strip().splitlines() or ["no message"])[-1]
         raise PunctError(f"punct {args[0]} failed: {last}")
     return r.stdout
+
+
+def baseline_model(spec: str, out: Path) -> Path | None:
+    """The baseline's model file: SPEC itself, or for ``git:REV`` REV's models/default.pt
+    written to OUT/baseline_REV.pt; None (with a warning) when git or the commit is missing."""
+    if not spec.startswith("git:"):
+        path = Path(spec)
+        if not path.is_file():
+            raise PunctError(f"{spec}: baseline model file not found")
+        return path
+    rev = spec[4:]
+    if not rev or rev.startswith("-"):
+        raise PunctError(f"--baseline {spec!r}: expected git:REV, a commit of this repository")
+    target = out / f"baseline_{rev.replace('/', '_')}.pt"
+    if target.is_file():
+        return target
+    try:
+        r = subprocess.run(["git", "show", f"{rev}:models/default.pt"], cwd=ROOT, capture_output=True)
+        why = (r.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+        ok = r.returncode == 0
+    except OSError as e:  # no git on this machine
+        why, ok = str(e), False
+    if not ok:
+        print(f"showcase: warning: no baseline rows: models/default.pt at {rev} is not in this clone ({why})",
+              file=sys.stderr)
+        return None
+    with atomic_write(target, "wb") as f:
+        f.write(r.stdout)
+    return target
 
 
 def _case_f1(report: dict) -> float | None:
@@ -95,21 +130,28 @@ def _main(args: argparse.Namespace) -> int:
                         str(e21), "--max-calls", str(args.calls), "--e21-only"], cwd=ROOT)
     if r.returncode != 0:
         raise PunctError("preparing the Earnings-21 calls failed (its error is above)")
-    model = ["--model", args.model] if args.model else []
-    name = Path(args.model).stem if args.model else "punct default"
+    systems = [(Path(args.model).stem if args.model else "punct default", args.model, "")]
+    if args.baseline:
+        old = baseline_model(args.baseline, out)
+        if old is not None:
+            label = f"punct previous ({args.baseline[4:]})" if args.baseline.startswith("git:") else old.stem
+            systems.append((label, str(old), "_baseline"))
     jobs = [("e21_kaldi_rev", f"Kaldi CTM ({args.calls} calls)", e21 / "e21_ref"),
             ("e21_kaldi_libri", f"Kaldi LibriSpeech CTM ({args.calls})", e21 / "e21_ref"),
             ("test2011", "TED test2011 text", data / "test2011")]
     rows = []
-    for src, label, ref in jobs:
+    for src, label, ref in jobs:  # each input's rows together: the model, then its baseline
         hyp_dir = e21 / src if src.startswith("e21") else data / src
-        restored = out / f"restored_{src}"
-        if restored.is_dir():  # a rerun: the folder is this script's own output
-            shutil.rmtree(restored)
-        _punct("restore", str(hyp_dir), "-o", str(restored), "--output-format", "datadir", "--capitalize", *model)
-        report = json.loads(_punct("score", str(ref), str(restored), "--json"))
-        rows.append(_row(name, label, report))
-        (out / f"{src}.json").write_text(json.dumps(report, indent=1))
+        for name, model, suffix in systems:
+            restored = out / f"restored_{src}{suffix}"
+            if restored.is_dir():  # a rerun: the folder is this script's own output
+                shutil.rmtree(restored)
+            _punct("restore", str(hyp_dir), "-o", str(restored), "--output-format", "datadir", "--capitalize",
+                   *(["--model", model] if model else []))
+            report = json.loads(_punct("score", str(ref), str(restored), "--json"))
+            rows.append(_row(name, label, report))
+            with atomic_write(out / f"{src}{suffix}.json") as f:
+                f.write(json.dumps(report, indent=1))
     for e in ENGINES:
         report = json.loads(_punct("score", str(e21 / "e21_ref"), str(e21 / f"e21_{e}"), "--json"))
         rows.append(_row(f"{e} (own marks)", f"{e} ASR ({args.calls} calls)", report))

@@ -112,12 +112,18 @@ def test_quick_recipe_end_to_end(tmp_path, tiny_earnings21):
     assert (data / "lj" / "word_times").is_file()
     assert (data / "lj_hyp" / "labels").is_file()
     assert (data / "lj" / "pause.scp").is_file()
-    # the score table is printed, then the showcase: the shipped default beside the engines
+    # the score table is printed, then the showcase: the shipped default beside the previous
+    # one (read from git history, when this clone has it) and the engines
     assert "overall" in r.stdout
     table = (exp / "showcase" / "table.txt").read_text()
     assert table in r.stdout
     rows = [line.split() for line in table.splitlines()[1:]]
-    assert [r_[0] for r_ in rows] == ["punct"] * 3 + ["amazon", "google", "microsoft", "speechmatics"]
+    systems = [line[:26].strip() for line in table.splitlines()[1:]]
+    has_old = subprocess.run(["git", "cat-file", "-e", "061dda3:models/default.pt"], cwd=ROOT).returncode == 0
+    ours = ["punct default", "punct previous (061dda3)"] if has_old else ["punct default"]
+    assert systems == ours * 3 + [f"{e} (own marks)" for e in ("amazon", "google", "microsoft", "speechmatics")]
+    if has_old:  # each input's two rows come from different models
+        assert (exp / "showcase" / "baseline_061dda3.pt").stat().st_size > 1_000_000
     n_values = 6 + ("case F1" in table.splitlines()[0])  # WER ... SER, and case F1 when scored
     assert rows[0][-n_values] == "0.0"  # the tiny Kaldi CTM has the reference's words: WER 0
     assert "case F1" in table.splitlines()[0]  # the engines write case: punct score scores it
