@@ -12,13 +12,15 @@ read word ids), ``labels``, ``state_dict``, ``train_config``; a two-stage model
 """
 from __future__ import annotations
 
+import hashlib
+import io
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from punct.errors import PunctError
-from punct.fsutil import atomic_write, file_sha256
+from punct.fsutil import atomic_write
 from punct.text.labels import LABELS
 
 FORMAT = "punct-model-1"
@@ -31,22 +33,27 @@ def save(path: str | Path, payload: dict[str, Any]) -> None:
         torch.save(payload, f)
 
 
-def load(path: str | Path, fill_stage1: bool = True) -> dict[str, Any]:
+def load(path: str | Path, fill_stage1: bool = True, sha256: str | None = None) -> dict[str, Any]:
     """Read a checkpoint written by ``save`` onto the CPU. A second stage that names its stage
     one's file gets that file's weights (``_fill_stage1``) unless ``fill_stage1`` is False
-    (a tool that rewrites the file as it is, punct.bin.set_bias)."""
+    (a tool that rewrites the file as it is, punct.bin.set_bias). With ``sha256``, the bytes
+    read must have that digest (hashed as they are read, so the file is read once)."""
     path = Path(path)
     from punct.fsutil import check_input
 
     check_input(path, "model file", "file")
     if path.stat().st_size == 0:
         raise PunctError("empty file, not a model (an interrupted copy?)", path)
+    data = path.read_bytes()
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        raise PunctError("not the file it was trained on (sha256 differs): retrain or re-export the second stage",
+                         path)
     try:
         import warnings
 
         with warnings.catch_warnings():  # a foreign pickle's protocol warning would precede the one-line error
             warnings.simplefilter("ignore", UserWarning)
-            ck = torch.load(path, map_location="cpu", weights_only=True)
+            ck = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises several types for a corrupt file, some over several lines
         lines = [line.strip() for line in str(e).splitlines() if line.strip()]
         if lines and lines[0].startswith("Weights only load failed"):  # torch's advice; the reason is inside
@@ -70,10 +77,10 @@ def _fill_stage1(path: Path, ck: dict[str, Any]) -> None:
     other = path.parent / ref["file"]
     if not other.is_file():
         raise PunctError(f"its stage one {ref['file']} is missing beside it (the pair ships together)", path)
-    if file_sha256(other) != ref["sha256"]:
-        raise PunctError(f"its stage one {other} is not the file it was trained on (sha256 differs): "
-                         "retrain or re-export the second stage", path)
-    first = load(other)
+    try:
+        first = load(other, sha256=ref["sha256"])
+    except PunctError as e:  # named as its second stage's stage one
+        raise PunctError(f"its stage one {other}: {e.message}", path) from None
     ck["state_dict"] = dict(ck["state_dict"], **{"stage1." + k: v for k, v in first["state_dict"].items()})
     if first.get("decision_bias"):  # words without times take stage one's decisions, its bias included
         ck["stage1_decision_bias"] = first["decision_bias"]

@@ -68,6 +68,14 @@ ONNX_BATCH = 1
 TORCH_BATCH = 32
 
 
+def bf16_by_default(ck: dict) -> bool:
+    """Whether "auto" runs the model of checkpoint ``ck`` in bfloat16: a transformer tagger on
+    a CPU that has it natively (restore's auto runtime and the teacher's posteriors agree)."""
+    from punct.engine.device import native_bf16
+
+    return ck.get("model") in BF16_MODELS and native_bf16()
+
+
 def runtime_choice(name: str | None = None) -> str:
     """``name``, else ``$PUNCT_RUNTIME``, else ``auto``; a PunctError for an unknown one."""
     name = name or os.environ.get("PUNCT_RUNTIME", "") or "auto"
@@ -261,12 +269,11 @@ def load_for_restore(model_path: str | Path, runtime: str | None = None, threads
     from punct.engine.device import native_bf16
 
     model, vocab, ck = load_model(model_path)
-    native = native_bf16()
     used = "torch" if choice == "auto" else choice
-    if choice == "auto" and ck.get("model") in BF16_MODELS and native:
+    if choice == "auto" and bf16_by_default(ck):
         used = "torch-bf16"
     if used == "torch-bf16":
-        if not native:
+        if not native_bf16():
             log.warning("runtime torch-bf16 on a CPU without native bfloat16 (AVX512-BF16 or AMX): it will be slower "
                         "than torch")
         model.punct_bf16 = True  # punct.engine.infer.run_batch runs it under torch.autocast

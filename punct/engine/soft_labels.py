@@ -117,9 +117,8 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
     from punct.data.datadir import load_utterances
     from punct.engine.checkpoint import load_model
     from punct.engine.decode import stream_features
-    from punct.engine.device import native_bf16
     from punct.engine.infer import decode_window_of, run_streams
-    from punct.engine.runtime import BF16_MODELS
+    from punct.engine.runtime import bf16_by_default
     from punct.fsutil import atomic_write, mark_done
     from punct.prosody.features import load_word_features, write_features
 
@@ -132,7 +131,7 @@ def write_posteriors(model_path: str | Path, data_dir: str | Path, name: str = "
     if precision not in ("auto", "fp32", "bf16"):
         raise PunctError(f"precision must be auto, fp32 or bf16, got {precision!r}")
     if precision == "auto":
-        precision = "bf16" if ck.get("model") in BF16_MODELS and native_bf16() else "fp32"
+        precision = "bf16" if bf16_by_default(ck) else "fp32"
     model.punct_bf16 = precision == "bf16"  # punct.engine.infer.run_batch runs it under torch.autocast
     columns = soft_columns(case)
     utts = load_utterances(data_dir, require_labels=False)

@@ -3,6 +3,8 @@ model refused in one line each, a second stage whose stage one ships beside it, 
 tiny T-BRNN loaded as a model to decode with."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -36,14 +38,18 @@ def test_what_is_not_a_punct_model_is_one_line(tmp_path, payload, problem):
     assert str(e.value).startswith(f"{path}: {problem}") and "\n" not in str(e.value)
 
 
-def test_a_second_stage_takes_its_stage_one_weights_from_the_file_beside_it(tmp_path):
+def test_a_second_stage_takes_its_stage_one_weights_from_the_file_beside_it(tmp_path, monkeypatch):
     ckpt.save(tmp_path / "tagger.pt", {"labels": list(LABELS), "state_dict": {"w": torch.ones(2)}})
     ref = {"file": "tagger.pt", "sha256": file_sha256(tmp_path / "tagger.pt")}
     ckpt.save(tmp_path / "pauses.pt", {"labels": list(LABELS), "state_dict": {"head": torch.zeros(1)},
                                        "stage1_file": ref})
+    reads = []
+    real_read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or real_read(self))
     assert sorted(ckpt.load(tmp_path / "pauses.pt")["state_dict"]) == ["head", "stage1.w"]
+    assert reads == ["pauses.pt", "tagger.pt"]  # each file read once: its digest is of the bytes loaded
     ckpt.save(tmp_path / "tagger.pt", {"labels": list(LABELS), "state_dict": {"w": torch.zeros(2)}})
-    with pytest.raises(PunctError, match="is not the file it was trained on"):
+    with pytest.raises(PunctError, match="its stage one .*tagger.pt: not the file it was trained on"):
         ckpt.load(tmp_path / "pauses.pt")
     (tmp_path / "tagger.pt").unlink()
     with pytest.raises(PunctError, match="its stage one tagger.pt is missing beside it"):
