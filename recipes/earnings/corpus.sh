@@ -142,16 +142,23 @@ lj_decode() {
 # by chunks; skipped when done unless FORCE.
 corpus_teacher_posteriors() { teacher_posteriors_on distill teacher_posteriors "$@"; }
 corpus_teacher_posteriors_ted() { teacher_posteriors_on ted_e22 teacher_posteriors_ted "$@"; }
+# experiment teacher_posteriors_p: the accurate tier's pause stage (models/accurate/pauses.pt,
+# beside the state file it needs) on the pause-annotated calls e22_train, the feature set
+# 'teacher_p' that a student's pause stage is distilled from (ta_student_ted_pd)
+corpus_teacher_posteriors_p() {
+  teacher_posteriors_on e22_train teacher_posteriors_p "${@:1:5}" "$(dirname "$6")/pauses.pt" teacher_p
+}
 
-# teacher_posteriors_on SET EXPERIMENT STAGE DATA EXP FORCE RUNCMD TEACHER: its log in EXP/EXPERIMENT
+# teacher_posteriors_on SET EXPERIMENT STAGE DATA EXP FORCE RUNCMD TEACHER [NAME]: the feature set
+# NAME (default teacher) of DATA/SET; its log in EXP/EXPERIMENT
 teacher_posteriors_on() {
-  local set=$1 data=$4 exp=$5 force=$6 cmd=$7 teacher=$8
+  local set=$1 data=$4 exp=$5 force=$6 cmd=$7 teacher=$8 name=${9:-teacher}
   local out=$exp/$2 force_opt=()
   [ "$force" = true ] && force_opt=(--force)
   [ -f "$data/$set/text" ] || die "stage 6: $data/$set/text not found: run stage 1 (it prepares the set '$set')"
   mkdir -p "$out/log"
   echo "$cmd" > "$out/run.cmd"
-  log "stage 6: posteriors of $teacher on $data/$set -> $data/$set/teacher.scp; log: $out/log/posteriors.log"
+  log "stage 6: posteriors of $teacher on $data/$set -> $data/$set/$name.scp; log: $out/log/posteriors.log"
   $train_cmd "$out/log/posteriors.log" python -m punct.bin.posteriors --model "$teacher" --data "$data/$set" \
-    --name teacher "${force_opt[@]}" || fail_with_log "$out/log/posteriors.log" "the teacher's posteriors failed"
+    --name "$name" "${force_opt[@]}" || fail_with_log "$out/log/posteriors.log" "the teacher's posteriors failed"
 }
