@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# A default model against another, as a user gets them: each restores test2011 (words only)
-# and the two Earnings-21 Kaldi CTMs (with pauses) with `punct restore`, is scored with a
+# A default model against another, as a user gets them: each restores test2011 (words only),
+# the two Earnings-21 Kaldi CTMs (with pauses) and LJ Speech's book as one text (read prose
+# that no model here trains on; `recipes/ljspeech/prepare.py --passage true`, made here
+# when missing) with `punct restore`, is scored with a
 # bootstrap interval (the RESULTS.md rows EXP_ROOT/NAME/decode_SET), and the two are compared
 # per set with `punct compare` (a paired bootstrap of 100-word blocks): EXP_ROOT/NAME/compare_SET.json.
 #
@@ -15,13 +17,15 @@ cd "$(dirname "$0")/.."
 [ $# -ge 4 ] || { echo "usage: $0 NEW.pt NAME OLD.pt OLD_NAME [EXP_ROOT]" >&2; exit 2; }
 new=$1 name=$2 old=$3 old_name=$4 root=${5:-exp/earnings}
 for m in "$new" "$old"; do [ -f "$m" ] || { echo "$0: $m: model file not found" >&2; exit 1; }; done
-sets=(data/iwslt2011/test2011 data/earnings/e21_kaldi_rev data/earnings/e21_kaldi_libri)
+sets=(data/iwslt2011/test2011 data/earnings/e21_kaldi_rev data/earnings/e21_kaldi_libri data/ljspeech/book)
+[ -f data/ljspeech/book/labels ] || python recipes/ljspeech/prepare.py --corpus-dir "${CORPUS_DIR:-../shared/data}" \
+  --out-dir data/ljspeech --splits book:1 --passage true -q
 for s in "${sets[@]}"; do [ -f "$s/labels" ] || { echo "$0: $s/labels: not found (prepare the set first)" >&2; exit 1; }; done
 
 restore_all() {  # MODEL NAME: restore and score every set into ROOT/NAME/decode_SET
   local model=$1 out=$root/$2 s set
   mkdir -p "$out"
-  echo "punct restore data/iwslt2011/test2011|data/earnings/e21_kaldi_rev|data/earnings/e21_kaldi_libri -o $out/decode_SET --output-format datadir --model $model; punct score SETDIR $out/decode_SET --bootstrap 1000" > "$out/run.cmd"
+  echo "punct restore data/iwslt2011/test2011|data/earnings/e21_kaldi_rev|data/earnings/e21_kaldi_libri|data/ljspeech/book -o $out/decode_SET --output-format datadir --model $model; punct score SETDIR $out/decode_SET --bootstrap 1000" > "$out/run.cmd"
   for s in "${sets[@]}"; do
     set=$(basename "$s")
     rm -rf "$out/decode_$set.tmp"  # what a killed run left
@@ -42,6 +46,6 @@ import json, sys
 c = json.load(open(sys.argv[1]))["metrics"]
 o, q = c["overall"], c["QUESTION"]
 print(f"{sys.argv[2]:<18} {o['a']:12.1f} {o['b']:12.1f} {o['delta']:+9.2f} [{o['low']:+.2f}, {o['high']:+.2f}] "
-      f"{o['p_value']:7.3f} {q['a']:5.1f}/{q['b']:4.1f}")
+      f"{o['p_value']:7.3f} " + "/".join("-" if q.get(k) is None else f"{q[k]:.1f}" for k in "ab"))
 EOF
 done

@@ -13,6 +13,10 @@ Sets are contiguous blocks of clips in corpus order (the clips are consecutive
 sentences of one book, so neighbouring clips never straddle two sets): by
 default ``train`` the first 80%, ``dev`` the next 10%, ``test`` the rest.
 ``--splits lj:1 --max-utts 12`` makes a single 12-clip set (the quick recipe).
+``--passage true`` joins each set's clips, in order, into one utterance named after the
+set, without audio: the book as one text to punctuate, where no clip boundary gives a
+sentence end away (``--splits book:1 --passage true``: a read-prose test set that no
+model here trains on).
 Each set is built under a temporary name, validated, renamed into place and
 marked done; a set already done is skipped unless ``--force true``.
 
@@ -101,7 +105,17 @@ def assign(clips: list[str], splits: list[tuple[str, float]]) -> dict[str, list[
     return out
 
 
-def write_set(out: Path, clips: list[tuple[str, list[Word]]], wav_dir: Path) -> int:
+def write_set(out: Path, clips: list[tuple[str, list[Word]]], wav_dir: Path, passage: str | None = None) -> int:
+    """The set's data directory in ``out``: one utterance a clip with its audio, or with
+    ``passage`` one utterance of that name holding every clip's words, text only."""
+    if passage:  # its audio would be many files: there is none
+        name = passage
+        words = [w for _, ws in clips for w in ws]
+        write_table(out / "text", {name: [w.text for w in words]})
+        write_table(out / "labels", {name: [w.label for w in words]})
+        write_table(out / "utt2spk", {name: SPEAKER})
+        write_table(out / "spk2utt", {SPEAKER: [name]})
+        return validate_datadir(out)
     text, labels, wav, utt2spk = {}, {}, {}, {}
     for clip, words in clips:
         text[clip] = [w.text for w in words]
@@ -122,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out-dir", required=True, help="where the data directories go (data/ljspeech)")
     p.add_argument("--splits", default="train:0.8,dev:0.1,test:0.1", help="sets and their shares, in corpus order")
     p.add_argument("--max-utts", type=int, default=0, help="use only the first N clips (0 = all)")
+    p.add_argument("--passage", default="false", choices=("true", "false"),
+                   help="each set as one utterance of its clips' words in order, text only (default false)")
     p.add_argument("--force", default="false", choices=("true", "false"), help="rebuild sets that are done")
     add_common(p)
     return p
@@ -161,7 +177,8 @@ def _main(args: argparse.Namespace) -> int:
         if not clips:
             raise PunctError(f"set {name!r} gets no clips (--splits {args.splits}, {len(tokens)} clips)")
         with atomic_dir(out_dir / name) as tmp:
-            n_words = write_set(tmp, [(c, tokens[c]) for c in clips], wav_dir)
+            n_words = write_set(tmp, [(c, tokens[c]) for c in clips], wav_dir,
+                                passage=name if args.passage == "true" else None)
         mark_done(out_dir / name)
         marks = sum(w.label != "O" for c in clips for w in tokens[c])
         log.info("%s/%s: %d clips (%s .. %s), %d words, %d marks", out_dir, name, len(clips), clips[0], clips[-1],

@@ -87,3 +87,14 @@ def test_missing_audio_and_bad_metadata(prep, corpus, tmp_path, capsys):
     assert prep.main(["--corpus-dir", str(corpus), "--out-dir", str(tmp_path / "d")]) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("error:") and "metadata.csv:1: expected 'id|text|normalized text', got 2 fields" in err
+
+
+def test_a_passage_is_one_utterance_of_its_clips_in_order_without_audio(prep, corpus, tmp_path):
+    out = tmp_path / "data"
+    assert prep.main(["--corpus-dir", str(corpus), "--out-dir", str(out), "--splits", "book:0.6,rest:0.4",
+                      "--passage", "true"]) == 0
+    assert words(out / "rest") == {"rest": ["is/O", "it/QUESTION", "yes/COMMA", "no/PERIOD", "the/O", "end/PERIOD"]}
+    one_by_one = [w for _, _, text in CLIPS[:3] for w in prep.tokenize(text)]
+    assert words(out / "book") == {"book": [f"{w.text}/{w.label}" for w in one_by_one]}
+    assert not (out / "book" / "wav.scp").exists()
+    assert read_table(out / "book" / "utt2spk") == [("book", ["LJ"], 1)]
