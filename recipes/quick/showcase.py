@@ -68,9 +68,7 @@ def baseline_model(spec: str, out: Path) -> Path | None:
     rev = spec[4:]
     if not rev or rev.startswith("-"):
         raise PunctError(f"--baseline {spec!r}: expected git:REV, a commit of this repository")
-    target = out / f"baseline_{rev.replace('/', '_')}.pt"
-    if target.is_file():
-        return target
+    target = out / f"baseline_{rev.replace('/', '_')}.pt"  # written anew: a name such as HEAD moves
     try:
         r = subprocess.run(["git", "show", f"{rev}:models/default.pt"], cwd=ROOT, capture_output=True)
         why = (r.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
