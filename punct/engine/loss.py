@@ -83,7 +83,8 @@ def loss_sum_of(model: torch.nn.Module, inputs: dict[str, torch.Tensor], y: torc
     soft = inputs.pop("soft", None)
     if distill is None:
         soft = None
-    case = bool(getattr(model, "case_head", False))
+    # a case head that trains (case_weight); a second stage passes its fixed stage one's through
+    case = bool(getattr(model, "case_head", False)) and hasattr(model, "case_weight")
     if label_weights is not None and hasattr(model, "training_loss"):
         raise PunctError(f"{type(model).__name__} trains with its own sequence loss: mark_weights cannot weigh it")
     dev = device_of(model)

@@ -85,3 +85,25 @@ def test_precision_and_device():
     with loss.autocast("fp32"):
         assert not torch.is_autocast_enabled("cpu")
     assert loss.Distill.of(TrainConfig()) is None
+
+
+def test_a_second_stage_learns_its_marks_from_soft_labels_with_case_and_leaves_stage_ones_case_alone():
+    """A two-stage model passes its fixed stage one's case head through (case_head, no
+    case_weight): a teacher's case columns add no case loss, its mark columns the KL term."""
+    from punct.engine.soft_labels import SoftLayout
+
+    class PassesCase(Fixed):
+        case_head = True
+
+        def forward(self, ids, mask, return_case=False):
+            return (self.logits, torch.zeros(*self.logits.shape[:2], 4)) if return_case else self.logits
+
+    torch.manual_seed(0)
+    logits = torch.randn(1, 3, 4)
+    y = torch.tensor([[1, 0, 3]])
+    kw = {"ids": torch.zeros(1, 3, dtype=torch.long), "mask": torch.ones(1, 3, dtype=torch.bool)}
+    soft = torch.softmax(torch.randn(1, 3, SoftLayout(True).width), -1)
+    distill = loss.Distill(0.7, 1.0, False)
+    got = loss.loss_sum_of(PassesCase(logits), dict(kw, soft=soft), y, distill=distill)
+    assert got.item() > 0  # the marks' loss, the same as a model without a case head gets
+    assert torch.allclose(got, loss.loss_sum_of(Fixed(logits), dict(kw, soft=soft[..., :4]), y, distill=distill))
