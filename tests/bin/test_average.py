@@ -8,7 +8,6 @@ import torch
 
 from punct.bin.average import main
 from punct.engine import checkpoint as ckpt
-from punct.errors import PunctError
 from tests.tiny_models import make_tiny_model
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
