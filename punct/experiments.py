@@ -62,7 +62,8 @@ class Experiment:
     valid: str | None = None
     overrides: tuple[tuple[str, str], ...] = ()
     #: the experiment whose best.pt this one starts from (a warm start, or a two-stage
-    #: model's stage one); ``CORPUS/NAME`` names another corpus's experiment directory
+    #: model's stage one); ``CORPUS/NAME`` names another corpus's experiment directory,
+    #: ``models/FILE.pt`` a model shipped in the repository (a two-stage one: its stage one)
     warm_start: str | None = None
     #: "skip": leave this experiment out while the warm start's best.pt is missing
     warm_start_missing: str = "error"
@@ -301,8 +302,10 @@ def _entry(c: _Checker, name: str, spec: Any, sets: Sets, done: dict[str, Experi
         overrides.append((k, word))
     warm = spec.get("warm_start")
     if warm is not None:
-        if not isinstance(warm, str) or not all(_NAME.match(p) for p in warm.split("/")) or warm.count("/") > 1:
-            raise c.fail(at + ("warm_start",), f"expected NAME or CORPUS/NAME, found {warm!r}")
+        shipped = isinstance(warm, str) and warm.startswith("models/") and warm.endswith(".pt") and ".." not in warm
+        if not shipped and (not isinstance(warm, str) or not all(_NAME.match(p) for p in warm.split("/"))
+                            or warm.count("/") > 1):
+            raise c.fail(at + ("warm_start",), f"expected NAME, CORPUS/NAME or models/FILE.pt, found {warm!r}")
         if "/" not in warm and earlier(warm, "warm_start", "warm start").kind != "train":
             raise c.fail(at + ("warm_start",), f"'{warm}' is not a trained model")
     missing = spec.get("warm_start_missing", "error")
@@ -315,8 +318,10 @@ def _entry(c: _Checker, name: str, spec: Any, sets: Sets, done: dict[str, Experi
     if state is not None and (not isinstance(state, str) or not state.startswith("models/") or ".." in state
                               or not state.endswith(".pt")):
         raise c.fail(at + ("state",), f"expected a .pt file under models/, found {state!r}")
-    if state is not None and warm is not None:
-        raise c.fail(at + ("state",), "a run carried in a state file starts from its own file, not a warm start")
+    if state is not None and warm is not None and not warm.startswith("models/"):
+        # an experiment directory's best.pt is gone with the machine, the state file is not
+        raise c.fail(at + ("state",), "a run carried in a state file starts from its own file or a model under "
+                                      "models/, not an experiment's warm start")
     return Experiment(name, kind, stage, config=config, train=train, valid=valid, overrides=tuple(overrides),
                       warm_start=warm, warm_start_missing=missing, test=test, state=state)
 

@@ -50,6 +50,9 @@ def test_every_recipe_of_the_repository_loads(corpus):
     (("    stage: 7\n    config: conf/che", "    stage: 8\n    config: conf/che"), "experiments.p.stage",
      "a train entry belongs to stage 6 or 7, found 8"),
     (("    test: [test]\n  j:", "  j:"), "experiments.j", ""),  # (a stage 7 model without test sets is valid)
+    (("warm_start: a", "warm_start: a\n    state: models/b.pt"), "experiments.b.state",
+     "not an experiment's warm start"),  # (its best.pt goes with the machine; models/X.pt may: tests/bin)
+    (("warm_start: a", "warm_start: models/../x.pt"), "experiments.b.warm_start", "or models/FILE.pt"),
     (("max_epochs: 3,", "init_from: x,"), "experiments.a.overrides.init_from", "(a warm start is warm_start: NAME)"),
     (("vocabulary: train+pretrained", "vocabulary: 'a b'"), "experiments.a.overrides.vocabulary",
      "a scalar value without spaces"),

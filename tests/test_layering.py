@@ -37,6 +37,7 @@ TRAINING_ROOMS = {
     "punct.engine.loss": 1, "punct.engine.optim": 1, "punct.engine.expdir": 1, "punct.engine.averaging": 1,
     "punct.engine.parallel": 2, "punct.engine.carry": 2, "punct.engine.start": 3,
     "punct.engine.validation": 3, "punct.engine.budget": 3, "punct.engine.sgd": 3,
+    "punct.engine.warm_optim": 3,
     "punct.engine.train": 4,
 }
 #: the rooms above that decoding may use too (the config and the checkpoint files)

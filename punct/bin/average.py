@@ -61,7 +61,7 @@ def _main(args: argparse.Namespace) -> int:
     except RuntimeError as e:  # a tensor of another shape
         raise PunctError(f"the weights do not average ({str(e).splitlines()[0][:160]})", paths[1]) from None
     epochs = [ck.get("epoch") for ck in cks]
-    payload = {k: v for k, v in first.items() if k not in ("optimizer", "progress", "rng", "format")}
+    payload = {k: v for k, v in first.items() if k not in ("optimizer", "optimizer_compact", "progress", "rng", "format")}
     payload.update(state_dict=state, averaged_from=[str(p) for p in paths],
                    averaged_epochs=epochs if all(e is not None for e in epochs) else None)
     for key in ("valid_ppl", "valid_f1"):  # the first file's scores are not the average's

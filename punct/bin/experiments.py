@@ -70,6 +70,8 @@ def stage_specs(recipe, stage: int, models: list[str], data_root: str, exp_root:
     tag = f"_{exp_tag}" if exp_tag else ""
 
     def best(name: str) -> str:  # a warm start's or member's model: the directory as named, no tag
+        if name.startswith("models/"):  # a shipped model, as the repository holds it
+            return name
         if "/" not in name and recipe.get(name).state:  # a run carried in git: its state file is its model
             return recipe.get(name).state
         return f"{exp_root}/{name}/best.pt" if "/" in name else f"{exp}/{name}/best.pt"

@@ -28,7 +28,7 @@ from punct.errors import PunctError
 log = logging.getLogger("punct.bin.export")
 
 #: checkpoint keys that only training needs
-TRAINING_ONLY = ("optimizer", "progress", "rng")
+TRAINING_ONLY = ("optimizer", "optimizer_compact", "progress", "rng")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,9 +5,12 @@ that part and its resume record in a file of a few MB, ``models/accurate/tagger.
 machine and its ``exp/`` may be gone at the next session, the file is in the repository.
 The file is a punct checkpoint (punct.engine.checkpoint; a model ``punct restore`` reads
 as it is) with the run's ``progress`` (schedule position, words seen, validation history),
-its RNG state and the hash of its config; Adam's moments too when the whole file stays
-under ``STATE_MAX_BYTES``, else they are dropped and the resumed run re-warms its rate
-over ``rewarm_steps`` steps (the schedule itself goes on where it was).
+its RNG state and the hash of its config; the optimizer's moments too when the whole file
+stays under ``STATE_MAX_BYTES``. A file that would not fit keeps, in this order of
+preference, compact moments (``compact_optimizer``: the large matrices' second moments as
+row means, the rest as bfloat16), then float16 weights; failing both, the moments are
+dropped and the resumed run re-warms its rate over ``rewarm_steps`` steps (the schedule
+itself goes on where it was).
 
 The data order is a function of the seed and the epoch (punct.engine.sgd.epoch_batches):
 the record's epoch and batch say which slices come next, so a resume neither repeats nor
@@ -39,7 +42,7 @@ STATE_JSON = ".json"
 _NOT_HASHED = ("threads", "checkpoint_minutes", "valid_batch_size", "precision")
 #: keys added to the config after state files were written: hashed only when set away from
 #: this default, so that those files keep their hash and resume
-_HASHED_WHEN_SET = {"distill_mark_weights": False}
+_HASHED_WHEN_SET = {"distill_mark_weights": False, "warm_accumulator_steps": 0, "warm_accumulator_batches": 32}
 
 
 def config_hash(train_config: dict[str, Any]) -> str:
@@ -59,12 +62,65 @@ def readable_record(ck: dict[str, Any]) -> dict[str, Any]:
             "seed": (ck.get("train_config") or {}).get("seed"),
             "data_order": "epoch E: the first epoch_slices slices of numpy default_rng([seed, E]).permutation, "
                           "in batches of batch_size; 'batch' is the next one",
-            "optimizer_moments": "optimizer" in ck, "trained_parameters": _numel(ck["state_dict"]),
+            "optimizer_moments": "full" if "optimizer" in ck else "compact" if "optimizer_compact" in ck else False,
+            "weights": _weights_dtype(ck["state_dict"]), "trained_parameters": _numel(ck["state_dict"]),
             "validation": prog.get("valid_curve", []), "history": prog.get("history", [])}
 
 
 def _numel(sd: dict[str, Any]) -> int:
     return sum(v.numel() for v in sd.values() if isinstance(v, torch.Tensor))
+
+
+def _weights_dtype(sd: dict[str, Any]) -> str:
+    kinds = {str(v.dtype).replace("torch.", "") for v in sd.values() if isinstance(v, torch.Tensor) and v.is_floating_point()}
+    return "/".join(sorted(kinds)) or "none"
+
+
+#: second moments of matrices with at least this many rows (embeddings, output layers over a
+#: vocabulary) are kept as their row means in a compact state: row-wise Adagrad's approximation
+COMPACT_MIN_ROWS = 10_000
+_SECOND_MOMENTS = ("sum", "exp_avg_sq")
+
+
+def compact_optimizer(sd: dict[str, Any]) -> dict[str, Any]:
+    """Optimizer state dict ``sd`` made small: each large matrix's second moment as its row
+    means (float32), every other floating moment as bfloat16; ``expand_optimizer`` undoes it
+    to a state dict of the full shapes."""
+    state = {}
+    for idx, st in sd["state"].items():
+        out = {}
+        for k, v in st.items():
+            if not isinstance(v, torch.Tensor) or not v.is_floating_point() or v.dim() == 0:
+                out[k] = v
+            elif k in _SECOND_MOMENTS and v.dim() == 2 and v.shape[0] >= COMPACT_MIN_ROWS:
+                out[k] = {"row_means": v.float().mean(dim=1), "columns": int(v.shape[1])}
+            else:
+                out[k] = v.to(torch.bfloat16)
+        state[idx] = out
+    return {"state": state, "param_groups": sd["param_groups"]}
+
+
+def expand_optimizer(sd: dict[str, Any]) -> dict[str, Any]:
+    """The optimizer state dict that ``compact_optimizer`` made ``sd`` from, at full shape in
+    float32 (each matrix's rows share their mean second moment)."""
+    state = {}
+    for idx, st in sd["state"].items():
+        out = {}
+        for k, v in st.items():
+            if isinstance(v, dict) and "row_means" in v:
+                out[k] = v["row_means"].float()[:, None].expand(-1, v["columns"]).contiguous()
+            elif isinstance(v, torch.Tensor) and v.dtype == torch.bfloat16:
+                out[k] = v.float()
+            else:
+                out[k] = v
+        state[idx] = out
+    return {"state": state, "param_groups": sd["param_groups"]}
+
+
+def _half_weights(payload: dict[str, Any]) -> dict[str, Any]:
+    sd = {k: (v.half() if isinstance(v, torch.Tensor) and v.dtype == torch.float32 else v)
+          for k, v in payload["state_dict"].items()}
+    return dict(payload, state_dict=sd)
 
 
 #: keys of a state file that the training does not write but a tool may (punct.bin.set_bias):
@@ -73,36 +129,38 @@ SHIPPED_KEYS = ("decision_bias", "decision_bias_from")
 
 
 def write_state(path: str | Path, payload: dict[str, Any], optimizer: dict[str, Any] | None) -> bool:
-    """Write the state file ``path`` and its readable record, atomically; the optimizer's
-    moments go in only if the file stays under STATE_MAX_BYTES. Returns whether they did."""
+    """Write the state file ``path`` and its readable record, atomically: the first of full
+    moments, compact moments (float32, then float16 weights) and no moments (float32, then
+    float16 weights) that stays under STATE_MAX_BYTES. Returns whether moments went in."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = dict(payload, config_hash=config_hash(payload["train_config"]))
     if path.is_file():  # what a tool wrote into the file since (punct set-bias) stays in it
         kept_keys = {k: v for k, v in ckpt.load(path).items() if k in SHIPPED_KEYS}
         payload = dict(kept_keys, **payload)
-    kept = False
-    blob = None
+    forms = []
     if optimizer is not None:
-        with_opt = dict(payload, optimizer=optimizer)
-        blob = _serialized(with_opt)
+        compact = {"optimizer_compact": compact_optimizer(optimizer)}
+        forms += [(dict(payload, optimizer=optimizer), "full"), (dict(payload, **compact), "compact"),
+                  (dict(_half_weights(payload), **compact), "compact, float16 weights")]
+    forms += [(payload, ""), (_half_weights(payload), "float16 weights")]
+    for chosen, how in forms:
+        blob = _serialized(chosen)
         if len(blob) <= STATE_MAX_BYTES:
-            payload, kept = with_opt, True
-        else:
-            blob = None
-    if blob is None:
-        blob = _serialized(payload)
-    if len(blob) > STATE_MAX_BYTES:
+            break
+    else:
         raise PunctError(f"the trained part is {len(blob) / 1e6:.1f} MB, over the {STATE_MAX_BYTES / 1e6:.0f} MB a "
                          "state file may hold (a model with adapter: lora saves only what it trains)", path)
     with atomic_write(path, "wb", encoding=None) as f:  # the bytes measured, as punct.engine.checkpoint.save writes them
         f.write(blob)
     with atomic_write(path.with_suffix(path.suffix + STATE_JSON)) as f:
-        json.dump(readable_record(payload), f, indent=1, default=_json_default)
+        json.dump(readable_record(chosen), f, indent=1, default=_json_default)
         f.write("\n")
+    kept = "optimizer" in chosen or "optimizer_compact" in chosen
     log.info("state %s: %.1f MB, epoch %d batch %d, %d words seen%s", path, path.stat().st_size / 1e6,
              payload["progress"]["epoch"] + 1, payload["progress"]["batch"], payload["progress"].get("words_seen", 0),
-             "" if kept else " (optimizer moments left out: a resume re-warms)")
+             f" (optimizer moments: {how})" if kept else
+             f" (optimizer moments left out{', ' + how if how else ''}: a resume re-warms)")
     return kept
 
 

@@ -40,6 +40,14 @@ class OptimizerConfig:
     #: a resume without the optimizer's moments (a state file that could not hold them,
     #: punct.engine.carry): the rate ramps up from 0 over this many steps, then follows the schedule
     rewarm_steps: int = 20
+    #: a warm start (init_from) under adagrad: the accumulator that the model's own training
+    #: built is lost with its run, and a fresh one makes the first steps as large as a new
+    #: run's. With N > 0 it is estimated as N steps' worth of the squared (clipped) gradients of
+    #: warm_accumulator_batches batches at the starting weights, the embedding's per row
+    #: (punct.engine.warm_optim); N is about the steps the model was trained for. 0: fresh
+    warm_accumulator_steps: int = 0
+    #: the batches that estimate warm_accumulator_steps' accumulator
+    warm_accumulator_batches: int = 32
     #: max L2 norm of the whole gradient (0: no clipping)
     clip_norm: float = 2.0
     #: the batch's loss that is differentiated: mean (per output word) or sum (over the
@@ -66,7 +74,11 @@ class OptimizerConfig:
             raise ValueError(f"word_dropout must be at least 0 and below 1, got {self.word_dropout}")
         if self.loss_reduction not in ("mean", "sum"):
             raise ValueError(f"loss_reduction must be mean or sum, got {self.loss_reduction!r}")
-        for name in ("warmup_steps", "rewarm_steps"):
+        if self.warm_accumulator_steps and self.optimizer != "adagrad":
+            raise ValueError("warm_accumulator_steps estimates Adagrad's accumulator: it needs optimizer adagrad")
+        if self.warm_accumulator_batches < 1:
+            raise ValueError("warm_accumulator_batches must be >= 1")
+        for name in ("warmup_steps", "rewarm_steps", "warm_accumulator_steps"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
         if not isinstance(self.mark_weights, dict):
@@ -263,7 +275,8 @@ class TrainConfig(OptimizerConfig, SlicingConfig, ValidationConfig, FeatureConfi
     #: a stage-one model (a best.pt) that a two-stage model (punct.models.twostage) is built on;
     #: its weights, config and vocabulary are copied into the new model's checkpoint.
     #: For any other model: a best.pt of the same model to train on from (a warm start with
-    #: new optimizer settings, say a lower rate): its weights, vocabulary and epochs are kept
+    #: new optimizer settings, say a lower rate): its weights, vocabulary and epochs are kept;
+    #: or a two-stage model whose stage one is that model (models/default.pt: its text stage)
     init_from: str = ""
     #: keep the stage-one model of ``init_from`` fixed (its weights never change)
     freeze: bool = False

@@ -195,10 +195,29 @@ def load_warm_start(model: str, path: str) -> dict[str, Any]:
     if not p.is_file():
         raise PunctError("init_from: no such checkpoint", p)
     ck0 = ckpt.load(p)
+    stage1 = (ck0.get("model_args") or {}).get("stage1") or {}
+    if ck0.get("model") != model and stage1.get("model") == model:
+        ck0 = stage_one_of(ck0)  # a shipped two-stage model (models/default.pt): its text stage trains on
     if ck0.get("model") != model:
         raise PunctError(f"init_from is a {ck0.get('model')} model; a {model} run can only train on from a "
                          f"{model} model", p)
     return ck0
+
+
+def stage_one_of(ck: dict[str, Any]) -> dict[str, Any]:
+    """The stage-one checkpoint inside two-stage checkpoint ``ck`` (punct.models.twostage): its
+    weights (as float32: an exported file may hold float16), model, vocabulary, config, tuned
+    bias and case spellings, as the stage-one run's best.pt held them."""
+    spec = ck["model_args"]["stage1"]
+    sd = {k[len("stage1."):]: (v.float() if v.is_floating_point() else v)
+          for k, v in ck["state_dict"].items() if k.startswith("stage1.")}
+    out = {"model": spec["model"], "model_args": dict(spec["model_args"]), "state_dict": sd,
+           "vocab": ck.get("vocab") or [], "inputs": {"kind": "words"}, "labels": ck.get("labels"),
+           "train_config": ck.get("stage1_train_config") or {}, "epoch": spec.get("epoch"),
+           "mixed_spellings": ck.get("mixed_spellings") or {}}
+    if ck.get("stage1_decision_bias"):
+        out["decision_bias"] = ck["stage1_decision_bias"]
+    return out
 
 
 def warm_progress(ck0: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 of punct.engine.train's run that touch the weights. ``Stepper(cfg, model, opt, inputs,
 train_sl)`` holds what a step needs; calling it on the slice indices of one batch computes the
 loss (data-parallel across ranks under torchrun), clips the gradient, sets the learning rate
-of the schedule and steps. ``epoch_batches`` gives the batches of an epoch, the same in every
-run with the seed (the resume record's data order)."""
+of the schedule and steps; ``gradient`` stops before the step. ``epoch_batches`` gives the
+batches of an epoch, the same in every run with the seed (the resume record's data order)."""
 from __future__ import annotations
 
 from typing import Any
@@ -42,7 +42,25 @@ class Stepper:
     def __call__(self, epoch: int, b: int, idx: np.ndarray, step: int, total_steps: int, prog: dict[str, Any]) -> int:
         """One step on the slices ``idx`` (batch ``b`` of ``epoch``, ``step`` of ``total_steps``
         in the run); returns the words of the batch and adds its loss to ``prog``."""
+        cfg = self.cfg
+        n, n_words, loss_val = self.gradient(epoch, b, idx)
+        if n:
+            if cfg.lr_schedule == "linear":
+                rate = lr_at(cfg, step, total_steps)
+                if "rewarm_from" in prog and cfg.rewarm_steps:  # fresh moments: a short ramp first
+                    rate *= min(1.0, (step - prog["rewarm_from"] + 1) / cfg.rewarm_steps)
+                for group in self.opt.param_groups:
+                    group["lr"] = rate
+            self.opt.step()
+            prog["loss_sum"] += loss_val
+            prog["loss_words"] += n
+        return n_words
+
+    def gradient(self, epoch: int, b: int, idx: np.ndarray) -> tuple[int, int, float]:
+        """The clipped gradient of the loss on the slices ``idx`` (batch ``b`` of ``epoch``) in
+        the parameters' ``.grad``: (words in the loss, words of the batch, the loss's sum)."""
         cfg, model, train_sl = self.cfg, self.model, self.train_sl
+        loss_val = 0.0
         prepare = word_dropout_of(cfg, epoch, b, len(idx), train_sl.ids.shape[1], self.rank, self.world)
         if self.world > 1:
             n = int((train_sl.labels[idx] >= 0).sum())
@@ -62,16 +80,6 @@ class Stepper:
                 self.opt.zero_grad(set_to_none=True)
                 (loss_sum / n if cfg.loss_reduction == "mean" else loss_sum).backward()
                 loss_val = loss_sum.item()
-        if n:
-            if cfg.clip_norm > 0:
-                torch.nn.utils.clip_grad_norm_(self.params, cfg.clip_norm)
-            if cfg.lr_schedule == "linear":
-                rate = lr_at(cfg, step, total_steps)
-                if "rewarm_from" in prog and cfg.rewarm_steps:  # fresh moments: a short ramp first
-                    rate *= min(1.0, (step - prog["rewarm_from"] + 1) / cfg.rewarm_steps)
-                for group in self.opt.param_groups:
-                    group["lr"] = rate
-            self.opt.step()
-            prog["loss_sum"] += loss_val
-            prog["loss_words"] += n
-        return n_words
+        if n and cfg.clip_norm > 0:
+            torch.nn.utils.clip_grad_norm_(self.params, cfg.clip_norm)
+        return n, n_words, loss_val

@@ -107,7 +107,7 @@ def starting_point(cfg: TrainConfig, model_cls: type, kind: RunKind, model_args:
         ck, path, inputs, model_args = resumed
         prog = dict(ck["progress"])
         log.info("resuming from %s: epoch %d, batch %d%s", path, prog["epoch"] + 1, prog["batch"],
-                 "" if "optimizer" in ck else " (without optimizer moments: the rate re-warms)")
+                 "" if "optimizer" in ck or "optimizer_compact" in ck else " (without optimizer moments: the rate re-warms)")
         return Start(inputs, model_args, prog, resumed=ck)
     if kind.warm:
         warm_ck = load_warm_start(cfg.model, cfg.init_from)

@@ -31,6 +31,7 @@ import torch
 
 from punct.config import to_dict
 from punct.data.datadir import DataSet
+from punct.engine import carry
 from punct.engine import checkpoint as ckpt
 from punct.engine import signals
 from punct.engine.averaging import average_snapshots, best_snapshots, keep_snapshot, prune_snapshots, seed_snapshots
@@ -44,6 +45,7 @@ from punct.engine.optim import halving_step, load_optimizer_state, make_optimize
 from punct.engine.parallel import dist_info, rank_logging
 from punct.engine.sgd import Stepper, epoch_batches
 from punct.engine.start import RunKind, check_teacher, model_of, starting_point
+from punct.engine.warm_optim import estimate_accumulator
 from punct.engine.validation import LAST_BY_MARK, WholeValidation, improves, validator
 from punct.errors import PunctError
 from punct.text.labels import LABELS, MARK_LABELS
@@ -156,12 +158,16 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
     if device != "cpu":
         cfg = on_device(cfg, model, device)
     opt = make_optimizer(cfg, model.parameters())
+    fresh_moments = warm_start  # an optimizer whose moments are not the ones these weights were trained with
     if start.resumed is not None:
         model.load_state_dict(start.resumed["state_dict"])
         if "optimizer" in start.resumed:
             load_optimizer_state(opt, start.resumed["optimizer"])
+        elif "optimizer_compact" in start.resumed:  # the moments a full-size state file could not hold
+            load_optimizer_state(opt, carry.expand_optimizer(start.resumed["optimizer_compact"]))
         else:  # a state file without Adam's moments: fresh ones, and the rate re-warms from here
             start.prog["rewarm_from"] = start.prog.get("step", 0)
+            fresh_moments = True
         torch.set_rng_state(start.resumed["rng"])
         start.resumed = None  # the checkpoint's weights and optimizer state are loaded: not kept twice
     if world > 1:
@@ -186,6 +192,12 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
         run.save_seconds = min(30.0, (deadline - time.monotonic()) / 20)
     n_valid = min(len(valid_sl), cfg.valid_slices) if cfg.valid_slices else len(valid_sl)
     run.valid_words = whole.words if whole is not None else int(valid_sl.lengths[:n_valid].sum())
+    if cfg.warm_accumulator_steps and fresh_moments:
+        # the accumulator of the steps behind these weights, which their file does not hold
+        emb = getattr(model, "embedding", None)
+        estimate_accumulator(run.step, emb.weight if isinstance(emb, torch.nn.Embedding) else None,
+                             cfg.warm_accumulator_steps + start.prog.get("step", 0) * (not warm_start),
+                             cfg.warm_accumulator_batches, cfg.seed + start.prog.get("step", 0))
     if warm_start:
         run.validate_warm_start()
     return run.train()

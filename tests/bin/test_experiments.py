@@ -107,6 +107,16 @@ def test_a_missing_warm_start_can_leave_its_experiment_out(run_py, recipes):
         "a max_epochs=3", f"b init_from={src}/best.pt", "e a"]
 
 
+def test_a_carried_run_trains_on_from_a_shipped_model(run_py, recipes):
+    # its state file when there is one (punct.engine.start), else the model in models/
+    path = recipes / "c" / "experiments.yaml"
+    path.write_text(GOOD.replace("warm_start: a", "warm_start: models/default.pt\n    state: models/b/state.pt"))
+    r = _list(run_py, recipes, "--stage", "6")
+    assert r.returncode == 0, r.stderr
+    assert _eval(r.stdout, "$name|${needs[*]}|${args[*]}")[1] == \
+        "b|models/default.pt|--state models/b/state.pt init_from=models/default.pt"
+
+
 def test_records_keep_spaces_empty_fields_and_shell_text_as_data():
     """A record's values reach run.sh as they were: spaces, an empty item, an empty field and
     text that eval would have run; a value holding a separator is refused."""

@@ -18,6 +18,7 @@ from punct.engine import checkpoint as ckpt
 from punct.engine.config import TrainConfig
 from punct.engine.train import _Run, train
 from punct.errors import PunctError
+from punct.text.labels import LABELS
 
 ROOT = Path(__file__).resolve().parents[2]
 #: conf/accurate.yaml on the tiny MPNet (2 layers): adapters on both, rank 2; 2 epochs of 3 steps
@@ -125,7 +126,7 @@ def test_a_resume_without_moments_ramps_the_rate_and_goes_on_at_the_next_batch(t
                                                                                monkeypatch):
     tr, dev = tiny_data
     st = tmp_path / "tagger.pt"
-    monkeypatch.setattr(carry, "STATE_MAX_BYTES", 60_000)
+    monkeypatch.setattr(carry, "STATE_MAX_BYTES", 40_000)  # the weights fit, compact moments do not
     calls = {"n": 0}
 
     def out_of_time(self, step_seconds):
@@ -138,6 +139,7 @@ def test_a_resume_without_moments_ramps_the_rate_and_goes_on_at_the_next_batch(t
     assert not (tmp_path / "m1" / "train_done.json").exists()
     rec = json.loads(Path(str(st) + ".json").read_text())
     assert rec["step"] == 2 and rec["validation"][-1]["partial_epoch"] and not rec["optimizer_moments"]
+    assert rec["weights"] == "float32"
     rates, steps = [], []
     from punct.engine.sgd import Stepper
 
@@ -235,3 +237,46 @@ def test_a_key_added_at_its_default_leaves_the_config_hash_of_older_state_files(
     old = {"lr": 0.02, "seed": 1}
     assert config_hash({**old, "distill_mark_weights": False}) == config_hash(old)
     assert config_hash({**old, "distill_mark_weights": True}) != config_hash(old)
+
+
+def _adagrad_state(rows):
+    emb, lin = torch.nn.Embedding(rows, 8), torch.nn.Linear(8, 3)
+    opt = torch.optim.Adagrad(list(emb.parameters()) + list(lin.parameters()), lr=0.1, initial_accumulator_value=1e-6)
+    lin(emb(torch.arange(0, rows, 7))).pow(2).sum().backward()
+    opt.step()
+    return emb, lin, opt
+
+
+def test_compact_moments_keep_row_means_and_expand_to_the_full_shapes():
+    emb, lin, opt = _adagrad_state(carry.COMPACT_MIN_ROWS)
+    sd = opt.state_dict()
+    back = carry.expand_optimizer(carry.compact_optimizer(sd))
+    e_full, e_back = sd["state"][0]["sum"], back["state"][0]["sum"]
+    assert e_back.shape == e_full.shape and e_back.dtype == torch.float32
+    assert torch.allclose(e_back[:, 0], e_full.mean(dim=1)) and torch.equal(e_back, e_back[:, :1].expand_as(e_back))
+    w_full, w_back = sd["state"][1]["sum"], back["state"][1]["sum"]  # a small matrix: every value, as bfloat16
+    assert torch.allclose(w_back, w_full, rtol=1e-2) and not torch.equal(w_back, w_back[:, :1].expand_as(w_back))
+    assert back["state"][1]["step"] == sd["state"][1]["step"]
+    opt2 = torch.optim.Adagrad(list(emb.parameters()) + list(lin.parameters()), lr=0.1)
+    opt2.load_state_dict(back)  # as train.py loads it on a resume
+    assert opt2.state[emb.weight]["sum"].shape == emb.weight.shape
+
+
+@pytest.mark.parametrize("limit, moments, weights", [
+    (10_000_000, "full", "float32"),
+    (460_000, "compact", "float32"),   # full moments would double the file
+    (300_000, "compact", "float16"),   # float32 weights do not fit, even without moments
+    (200_000, False, "float16"),       # nor do compact moments beside float16 weights
+])
+def test_a_state_keeps_the_most_that_fits(tmp_path, monkeypatch, limit, moments, weights):
+    emb, lin, opt = _adagrad_state(carry.COMPACT_MIN_ROWS)  # weights 320 KB as float32
+    monkeypatch.setattr(carry, "STATE_MAX_BYTES", limit)
+    sd = {"embedding.weight": emb.weight.detach(), "out.weight": lin.weight.detach(), "out.bias": lin.bias.detach()}
+    payload = {"state_dict": sd, "train_config": {"seed": 1}, "progress": {"epoch": 0, "batch": 3},
+               "labels": list(LABELS)}
+    kept = carry.write_state(tmp_path / "s.pt", payload, opt.state_dict())
+    rec = json.loads((tmp_path / "s.pt.json").read_text())
+    assert (rec["optimizer_moments"], rec["weights"], kept) == (moments, weights, bool(moments))
+    ck = ckpt.load(tmp_path / "s.pt")
+    assert (tmp_path / "s.pt").stat().st_size <= limit and ck["progress"]["batch"] == 3
+    assert torch.allclose(ck["state_dict"]["embedding.weight"].float(), emb.weight.detach(), rtol=1e-3, atol=1e-3)

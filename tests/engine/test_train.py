@@ -394,3 +394,30 @@ def test_the_training_set_is_read_once_for_vocabulary_slices_and_spellings(tiny_
     assert reads.count(train_dir) == 1, reads
     spellings = ckpt.load_model(exp / "best.pt")[2]["mixed_spellings"]
     assert spellings == mixed_spellings(train_dir) and spellings
+
+
+def test_a_two_stage_model_s_text_stage_trains_on_as_a_warm_start(tiny_data, tmp_path, tiny_cfg):
+    """init_from a shipped two-stage file (models/default.pt is one, stored as float16): the
+    run starts from its stage one's weights, as float32, with that stage's vocabulary."""
+    from punct.engine.expdir import load_warm_start
+
+    tr, dev = tiny_data
+    train(tiny_cfg("max_epochs=1"), tr, dev, tmp_path / "one")
+    one = ckpt.load(tmp_path / "one" / "best.pt")
+    shipped = {k: v for k, v in one.items() if k in ("vocab", "labels", "mixed_spellings")}
+    shipped.update(model="ta_brnn", model_args={"hidden_size": 4, "stage1": {"model": one["model"],
+                                                                           "model_args": one["model_args"]}},
+                   inputs={"kind": "features"}, stage1_train_config=one["train_config"],
+                   stage1_decision_bias={"COMMA": 0.5},
+                   state_dict={**{f"stage1.{k}": v.half() for k, v in one["state_dict"].items()},
+                               "out.weight": torch.zeros(4, 4)})
+    ckpt.save(tmp_path / "default.pt", shipped)
+    ck0 = load_warm_start(one["model"], str(tmp_path / "default.pt"))
+    assert ck0["decision_bias"] == {"COMMA": 0.5} and ck0["inputs"] == {"kind": "words"}
+    assert set(ck0["state_dict"]) == set(one["state_dict"])
+    assert all(v.dtype == torch.float32 for v in ck0["state_dict"].values())
+    prog = train(tiny_cfg(f"init_from={tmp_path / 'default.pt'}", "max_epochs=2", "warm_accumulator_steps=20"),
+                 tr, dev, tmp_path / "on")
+    assert prog["epoch"] == 2 and (tmp_path / "on" / "vocab.txt").read_text() == (tmp_path / "one" / "vocab.txt").read_text()
+    with pytest.raises(PunctError, match="init_from is a ta_brnn model"):
+        load_warm_start("tlstm", str(tmp_path / "default.pt"))
