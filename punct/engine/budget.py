@@ -66,14 +66,20 @@ class BudgetedRun:
 
     def end_of_budget(self, got) -> dict[str, Any]:
         """The time budget is spent: validate where the run stands (inside an epoch, most
-        likely), save the checkpoint and the state file; a rerun trains on from there."""
+        likely), save that model as ``stop.pt`` (a candidate beside best.pt, which only whole
+        epochs replace), the checkpoint and the state file; a rerun trains on from there."""
         prog = self.prog
         if self.trained_now:
             ppl, f1 = self.timed_validate()
             self.model.train()
             self.note_validation(ppl, f1, partial=prog["batch"] > 0)
-            log.info("time budget: stopped at epoch %d, batch %d, %d words seen; valid ppl %.4f, valid F1 %.1f",
-                     prog["epoch"] + 1, prog["batch"], prog.get("words_seen", 0), ppl, f1)
+            log.info("time budget: stopped at epoch %d, batch %d, %d words seen; valid ppl %.4f, valid F1 %.1f "
+                     "(the model: %s)", prog["epoch"] + 1, prog["batch"], prog.get("words_seen", 0), ppl, f1,
+                     self.exp_dir / "stop.pt")
+            if self.main:
+                ckpt.save(self.exp_dir / "stop.pt", dict(self.payload(), epoch=prog["epoch"], valid_ppl=ppl, valid_f1=f1,
+                                                         stopped_at={"epoch": prog["epoch"] + 1, "batch": prog["batch"],
+                                                                     "words_seen": prog.get("words_seen", 0)}))
         else:
             log.info("time budget: too little of it left to train a step and validate; nothing done")
         self.save_checkpoint()

@@ -79,3 +79,19 @@ def test_a_signal_that_came_with_the_end_of_the_budget_still_stops_the_run(tmp_p
     with pytest.raises(Interrupted, match="training stopped by SIGTERM; rerun the same command"):
         run.end_of_budget(Term())
     assert (tmp_path / "checkpoint.pt").is_file()
+
+
+def test_the_end_of_a_budget_keeps_the_model_it_validated_as_stop_pt(tmp_path):
+    class NoSignal:
+        def agreed(self, world):
+            return 0
+
+    run = run_of(tmp_path)
+    run.trained_now, run.world, run.validate = True, 1, lambda: (1.25, 61.5)
+    run.note_validation = lambda ppl, f1, partial: None
+    run.model.weight.data.fill_(0.5)
+    run.end_of_budget(NoSignal())
+    stop = ckpt.load(tmp_path / "stop.pt")
+    assert (stop["valid_ppl"], stop["valid_f1"], stop["stopped_at"]["batch"]) == (1.25, 61.5, 3)
+    assert torch.equal(stop["state_dict"]["weight"], torch.full((2, 2), 0.5)) and "optimizer" not in stop
+    assert not (tmp_path / "best.pt").exists()  # best.pt is an epoch's, chosen by validation
