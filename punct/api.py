@@ -19,6 +19,7 @@ marks here as on the command line.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence, Union
@@ -74,7 +75,12 @@ def _to_word(item: WordLike, k: int) -> Word:
     if (start is None) != (end is None):
         raise PunctError(f"word {k} ({text!r}): give both times or neither")
     if start is not None:
-        start, end = float(start), float(end)
+        try:
+            start, end = float(start), float(end)
+        except (TypeError, ValueError):
+            raise PunctError(f"word {k} ({text!r}): times must be numbers (seconds), got {start!r} and {end!r}") from None
+        if not (math.isfinite(start) and math.isfinite(end)):
+            raise PunctError(f"word {k} ({text!r}): times must be finite, got {start} and {end}")
         if end < start:
             raise PunctError(f"word {k} ({text!r}): ends at {end} before it starts at {start}")
     w = word_from_token(text, start=start, end=end)
@@ -88,14 +94,14 @@ class Restorer:
 
     Made by ``punct.load``; holding one avoids loading the model for every call.
     ``capitalize`` gives sentence case (punct.text.casing.capitalize) to lower-case input;
-    ``case`` (default) spells each word in its predicted true case when the model has a
-    case head.
+    without it, ``case`` (default) spells each word in its predicted true case when the model
+    has a case head.
     """
 
     def __init__(self, engine, capitalize: bool = False, case: bool = True):
         self.engine = engine  #: punct.engine.restorer.Restorer or EnsembleRestorer
         self.capitalize = capitalize
-        self.case = case
+        self.case = case and not capitalize  # sentence case asked for: that, not the case head's
 
     def restore_utterances(self, utts: Sequence[Utterance], speaker_breaks: bool = False) -> list[Utterance]:
         """Copies of ``utts`` (punct.text.words.Utterance) with the predicted labels (and case)."""

@@ -90,6 +90,8 @@ def test_restore_words_takes_strings_word_objects_and_its_own_output():
     (["two words"], "expected one word"),
     ([","], "marks only"),
     ([3], "got int"),
+    ([("a", "x", "y")], "times must be numbers"),
+    ([("a", 0.0, float("nan"))], "times must be finite"),
 ])
 def test_restore_words_refuses_malformed_words(bad, msg):
     with pytest.raises(PunctError, match=msg):

@@ -12,12 +12,13 @@ look like no other format are plain text).
 Output formats: text, ctm, textgrid, json, srt, vtt, datadir; by the extension of
 -o unless --output-format; without -o the output goes to stdout; -o DIR/ with
 --output-format (other than datadir) writes DIR/RECORDING.ctm (.json, ...) per
-recording. Words keep their spelling and times; each gets the predicted mark (the
-input's marks are replaced). Forms: a CTM carries the marks on ';;' comment lines
+recording. Words keep their times; each gets the predicted mark (the input's marks
+are replaced), and lower-case words their true case from a model with a case head, as
+the default has (--no-case keeps the input's spelling, --capitalize gives sentence case). Forms: a CTM carries the marks on ';;' comment lines
 (--ctm-marks); subtitles keep to 42 characters a line, 2 lines and 7 s a cue and
 leave out <unk> and other bracketed tokens (--max-line-chars, --max-lines,
 --max-cue-seconds, --bracketed, --no-word-times); a data directory keeps the
-input's spelling in 'text' (--datadir-text), the marks in 'labels', and the input
+words' spelling in 'text' (--datadir-text), the marks in 'labels', and the input
 directory's wav.scp, segments, reco2file_and_channel and other Kaldi files.
 Without --model, models/default.pt of the repository is used.
 """
@@ -43,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default=None,
                    help="output file; a directory for datadir; with another --output-format, DIR/ (or an "
                         "existing directory) for a file per recording, which a TextGrid, SRT or WebVTT output of "
-                        "several recordings needs; default: stdout")
+                        "several recordings needs; - or none: stdout")
     p.add_argument("--model", default=None, action="append",
                    help="model file (best.pt), or a shipped model by name: default, accurate (models/accurate/, "
                         "the MPNet tier); default: models/default.pt. Given more than once, the models restore "
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="format of the output (default: by the extension of -o, text on stdout)")
     w = p.add_argument_group("output forms")
     w.add_argument("--ctm-marks", default="comment", choices=("comment", "glued", "none"),
-                   help="CTM: 'comment' (default) writes the words as the input spelled them and each mark on a "
+                   help="CTM: 'comment' (default) writes the words as spelled (see --no-case) and each mark on a "
                         "';; punct-mark FILE CHANNEL START MARK' line after its word, which NIST sclite and sctk's "
                         "ctmValidator.pl skip, so the CTM scores and validates as its input; 'glued' attaches the "
                         "mark to the word (quarter,), which those tools count as another word; 'none' leaves marks out")
@@ -80,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="subtitles: recognizer tokens in brackets (<unk>, [noise]) left out (default), or shown "
                         "('escape': [unk] in SRT, &lt;unk&gt; in WebVTT)")
     w.add_argument("--datadir-text", default="spelling", choices=("spelling", "punctuated"),
-                   help="data directory: 'text' holds the words as the input spelled them (default), or with their "
+                   help="data directory: 'text' holds the words as spelled (default; see --no-case), or with their "
                         "marks ('punctuated', the text lhotse and other readers of 'text' take); 'labels' beside "
                         "it either way")
     w.add_argument("--textgrid-overlaps", default="move", choices=("move", "tiers"),
@@ -97,13 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--speaker-breaks", action="store_true",
                    help="a change of speaker within an utterance ends the sentence (and splits the decoding stream)")
     p.add_argument("--capitalize", action="store_true",
-                   help="sentence case for lower-case input, with a model without a case head (or with "
-                        "--no-case): a capital letter to begin each sentence and for the pronoun i (words spelled "
+                   help="sentence case for lower-case input, also with a model that has a case head (instead "
+                        "of its true case): a capital letter to begin each sentence and for the pronoun i (words spelled "
                         "with any capital stay as written; an input with no lower-case letter at all, as upper-case "
                         "recognizers write, is lower-cased first)")
     p.add_argument("--no-case", dest="case", action="store_false",
-                   help="with a model that has a case head, keep the input's spelling (or sentence case with "
-                        "--capitalize) instead of true case: by default such a model spells each lower-case word "
+                   help="with a model that has a case head, keep the input's spelling instead of true case "
+                        "(--capitalize gives sentence case): by default such a model spells each lower-case word "
                         "as it predicts (Capitalized, ALL CAPS, or a mixed spelling seen in training: iPhone), "
                         "with a capital to begin each sentence and for I")
     p.add_argument("--no-end-sentence", dest="end_sentence", action="store_false",
@@ -137,6 +138,8 @@ STDIN_NAME = "<stdin>"
 def _main(args: argparse.Namespace) -> int:
     from punct.fsutil import check_not_input, is_stream
 
+    if args.output == "-":  # as the input's -: standard output, not a file named -
+        args.output = None
     if args.live:
         from punct.live import main_live
 

@@ -36,13 +36,13 @@ from collections import deque
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from punct.text.casing import true_case
+from punct.text.casing import decided_cases, true_case
 from punct.engine.infer import (biased_labels, class_bias, default_workers, ensemble_weights, iter_decode,
                                 sentence_end_label, weighted_mean)
 from punct.engine.word_features import FeatureSource, given_rows, token_rows, unit_rows, word_rows
 from punct.errors import PunctError
 from punct.io.sentences import speaker_of
-from punct.text.labels import CASES, LABELS, O, PERIOD, SENTENCE_END
+from punct.text.labels import LABELS, O, PERIOD, SENTENCE_END
 from punct.text.textnorm import CLITICS
 from punct.text.words import Utterance, Word, is_nonspeech
 
@@ -190,8 +190,8 @@ class Restorer:
         if speaker_breaks:
             end_turns(streams)
         end_inputs(ends, probs, self.bias)
-        if case and self.has_case:
-            n = true_case(streams, cases, self.mixed)
+        if case and self.has_case:  # the classes once the marks are decided (a capital needs a sentence start)
+            n = true_case(streams, decided_cases(streams, cases, probs), self.mixed)
             if not quiet:
                 log.info("true case: %d words spelled anew", n)
         return out
@@ -208,8 +208,8 @@ class Restorer:
              quiet: bool = False, features: FeatureSource | None = None, rows: tuple | None = None
              ) -> tuple[dict, dict]:
         """Label the words of ``streams``; returns ({id(word): posteriors} of every word with
-        ``probs``, else of the words in ``keep``; {id(word): case class} with ``cases``: the class
-        predicted at the word's first token). ``pauses``, ``quiet``, ``features``: as ``restore``;
+        ``probs`` or ``cases``, else of the words in ``keep``; {id(word): the case head's
+        posteriors at the word's first token} with ``cases``). ``pauses``, ``quiet``, ``features``: as ``restore``;
         ``rows``: as ``word_posteriors``."""
         import numpy as np
 
@@ -242,19 +242,20 @@ class Restorer:
             bar = tqdm(total=n_words, unit="word", desc="restore", leave=False)
         t0 = time.monotonic()
         carry = [0] * len(streams)  # token labels of the current word still to come
-        first_case = [0] * len(streams)  # case class at the current word's first token
+        first_case: list = [None] * len(streams)  # case posteriors at the current word's first token
         for acc in iter_decode(self.model, [source(i) for i in range(len(streams))], self.window, self.batch_size,
                                with_feats=rows is not None, case=cases, workers=self.workers):
             si = acc.stream
-            case_ids = acc.cases() if cases else None
-            post = acc.posteriors() if probs else None  # every word's; else only the kept words' rows
+            both = acc.posteriors(case=True) if cases else None  # marks', then the case head's
+            case_rows = None if both is None else both[:, len(LABELS):]
+            post = both[:, :len(LABELS)] if cases else acc.posteriors() if probs else None  # else only the kept rows
             q = pending[si]
             done = 0
             for j, lab in enumerate(acc.labels):
                 if carry[si] == 0:
                     carry[si] = q[0][1]
-                    if case_ids is not None:
-                        first_case[si] = case_ids[j]
+                    if case_rows is not None:
+                        first_case[si] = case_rows[j]
                 carry[si] -= 1
                 if carry[si] == 0:
                     unit, _ = q.popleft()
@@ -265,7 +266,7 @@ class Restorer:
                     elif id(w) in keep:
                         word_probs[id(w)] = acc.posteriors(j, j + 1)[0]
                     if cases:
-                        word_cases[id(unit[0])] = CASES[first_case[si]]
+                        word_cases[id(unit[0])] = first_case[si]
                     for v in unit[:-1]:  # the word before a joined clitic: no mark inside the pair
                         v.label = O
                         if post is not None or id(v) in keep:

@@ -47,9 +47,18 @@ def read(path: str | Path) -> list[Utterance]:
         raise PunctError(f"a folder of word files must hold one format, this one has {listed}", path)
     (fmt,) = kinds
     out: list[Utterance] = []
+    holder: dict[tuple, Path] = {}  # (recording, channel) -> the file that holds it
     for f in found:
         check_input(f, "file", "file")  # each file of the folder once, as the entry checks the folder
         utts = read_format(f, fmt)
+        for u in utts:  # one recording a file: two files of one recording would be decoded as one stream
+            if u.recording is None:
+                continue
+            first = holder.setdefault((u.recording, u.channel), f)
+            if first != f:
+                raise PunctError(f"{first.name} and {f.name} both hold recording {u.recording!r}"
+                                 f"{f' channel {u.channel}' if u.channel else ''} (a folder holds one file a "
+                                 "recording: join them, or give each file alone)", path)
         stem = f.name[: -len(f.suffix)] if f.suffix else f.name
         out += [replace(u, id=stem) for u in utts] if len(utts) == 1 else \
             [replace(u, id=f"{stem}/{u.id}") for u in utts]

@@ -367,7 +367,7 @@ def make_cues(utts: Sequence[Utterance], limits: CueLimits = CueLimits()) -> lis
             costs = break_costs(sent, st)
             for rng in _split_points(sent, st, limits):
                 ws = [sent[i] for i in rng]
-                start, end = st[rng[0]][0], max(t[1] for t in (st[i] for i in rng))
+                start, end = min(st[i][0] for i in rng), max(st[i][1] for i in rng)  # words out of time order too
                 end = min(max(end, start), start + limits.max_seconds)  # a single long word: shown max_seconds
                 lines = wrap_lines([punctuated(w) for w in ws], limits.max_line_chars, limits.max_lines,
                                    [costs[i] for i in rng[:-1]] + [0.0])

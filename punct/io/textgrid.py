@@ -369,8 +369,11 @@ def write(utts: Iterable[Utterance], path: str | Path, short: bool = False, sent
         if extra:
             entries = [(s, e, punctuated(w)) for s, e, w in layers[0]]
         sent_entries = []
-        for sent in sorted(sents.get(key, []), key=lambda s: fixed[id(s[0])][0]):
-            s = fixed[id(sent[0])][0]
+        def first(sent):  # a sentence's earliest word: not its first one in a CTM out of time order
+            return min(fixed[id(w)][0] for w in sent)
+
+        for sent in sorted(sents.get(key, []), key=first):
+            s = first(sent)
             e = max(fixed[id(w)][1] for w in sent)
             if sent_entries and s < sent_entries[-1][1]:
                 s = sent_entries[-1][1]

@@ -54,11 +54,18 @@ def output_format(path: str | Path | None, fmt: str | None) -> str:
 
 
 def render_text(utts: Iterable[Utterance]) -> str:
-    """Plain text: one sentence a line, the input's spelling with marks; a blank line between utterances."""
+    """Plain text: one sentence a line, the words' spelling with marks; a blank line between
+    utterances. Non-speech tokens after an utterance's last sentence end (a final ``<sil>``)
+    stay on that sentence's line instead of making a line of their own."""
+    from punct.text.words import is_nonspeech
+
     blocks = []
     for u in utts:
         if u.words:
-            blocks.append("\n".join(punctuated_line(s) for s in split_sentences(u.words, u)) + "\n")
+            sents = split_sentences(u.words, u)
+            if len(sents) > 1 and all(is_nonspeech(w) for w in sents[-1]):
+                sents[-2:] = [sents[-2] + sents[-1]]
+            blocks.append("\n".join(punctuated_line(s) for s in sents) + "\n")
     return "\n".join(blocks)
 
 

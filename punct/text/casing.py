@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 
 from punct.io.sentences import spelling
-from punct.text.labels import CAP, LOWER, MIXED, SENTENCE_END, apply_case
+from punct.text.labels import CAP, CASES, LABELS, LOWER, MIXED, SENTENCE_END, apply_case
 from punct.text.textnorm import straight_apostrophes
 from punct.text.words import Word
 
@@ -39,6 +39,45 @@ def capitalize(streams: list[list[Word]]) -> int:
     word has a lower-case letter (``all_caps``): then every word is lower-cased first.
     Returns the number of words whose spelling changed."""
     return _respell(streams, {}, None, "sentence case")
+
+
+#: the largest chance of a sentence end that ``mid_sentence_case`` divides out (at 1 nothing is left)
+_END_CAP = 0.99
+
+
+def mid_sentence_case(p, end: float) -> int:
+    """The case class id (CASES) of a word that does not start a sentence, from its case head's
+    posteriors ``p`` over CASES and the chance ``end`` that the mark before it ends a sentence.
+    The head learnt from written text, where the word after a sentence end has a capital
+    whatever word it is, so its CAP is partly a guess that a sentence starts there (``Hi, This
+    is``): with m the classes mid-sentence, p(LOWER) = (1 - end) m(LOWER) and p(CAP) = m(CAP) +
+    end m(LOWER) (UPPER and MIXED stay so at a sentence start). m is solved for; its argmax."""
+    end = min(max(float(end), 0.0), _END_CAP)
+    m = [float(x) for x in p]
+    lo, cap = CASES.index(LOWER), CASES.index(CAP)
+    m[lo] = m[lo] / (1.0 - end)
+    m[cap] = max(m[cap] - end * m[lo], 0.0)
+    return max(range(len(m)), key=m.__getitem__)
+
+
+def decided_cases(streams: list[list[Word]], case_probs: dict, mark_probs: dict) -> dict:
+    """{id(word): case class} for the words of ``streams`` that have case posteriors
+    (``case_probs``: {id(word): posteriors over CASES}), once their marks are decided: after a
+    sentence end (and at a stream's start) the head's most likely class, elsewhere
+    ``mid_sentence_case`` with the previous word's chance of a sentence end (``mark_probs``:
+    {id(word): posteriors over LABELS}; none known: 0, the head's own argmax)."""
+    ends = [LABELS.index(x) for x in sorted(SENTENCE_END)]
+    out: dict = {}
+    for stream in streams:
+        prev = None
+        for w in stream:
+            p = case_probs.get(id(w))
+            if p is not None:
+                q = None if prev is None or prev.label in SENTENCE_END else mark_probs.get(id(prev))
+                end = 0.0 if q is None else sum(float(q[i]) for i in ends)
+                out[id(w)] = CASES[mid_sentence_case(p, end)]
+            prev = w
+    return out
 
 
 def true_case(streams: list[list[Word]], cases: dict, mixed: dict[str, str] | None = None) -> int:

@@ -118,13 +118,16 @@ def test_standard_input(tmp_path, model_path, ctm, capsys, caplog, monkeypatch):
     assert capsys.readouterr().err.strip().splitlines() == ["error: <stdin>: input is empty (0 bytes)"]
 
 
-def test_stdout_text_and_files(tmp_path, model_path, ctm, capsys):
+def test_stdout_text_and_files(tmp_path, model_path, ctm, capsys, monkeypatch):
     from punct.bin import restore
     from punct.io.sentences import punctuated
     from punct.io import read_input
 
     assert restore.main(["--model", str(model_path), str(ctm)]) == 0
     out = capsys.readouterr().out
+    monkeypatch.chdir(tmp_path)
+    assert restore.main(["--model", str(model_path), str(ctm), "-o", "-"]) == 0  # - is stdout, as for the input
+    assert capsys.readouterr().out == out and not (tmp_path / "-").exists()
     tokens = out.split()
     assert [t.rstrip(",.?") for t in tokens] == [w.upper() for w in (line.split()[4].lower() for line in ctm.read_text().splitlines())]
     assert any(t[-1] in ",.?" for t in tokens)

@@ -52,3 +52,13 @@ def test_two_files_of_one_recording_are_refused(tmp_path):
     _tsv(tmp_path / "call1.iwslt", [("so", "O")])
     with pytest.raises(PunctError, match="two files give utterance 'call1'"):
         read_any(tmp_path)
+
+
+def test_two_files_that_hold_one_recording_are_refused(tmp_path):
+    # the same recording id in two CTMs would be decoded as one stream, its times going back
+    (tmp_path / "a.ctm").write_text("call1 A 0.0 0.5 hello\ncall1 A 0.6 0.4 there\n", encoding="utf-8")
+    (tmp_path / "b.ctm").write_text("call1 A 0.0 0.5 hello\n", encoding="utf-8")
+    with pytest.raises(PunctError, match="a.ctm and b.ctm both hold recording 'call1' channel A"):
+        read_any(tmp_path)
+    (tmp_path / "b.ctm").write_text("call1 B 0.0 0.5 hello\n", encoding="utf-8")  # another channel: fine
+    assert sorted(u.id for u in read_any(tmp_path)) == ["a", "b"]

@@ -112,3 +112,11 @@ def test_cues_break_at_phrase_boundaries():
     u = call("thank you all for joining us this morning, and welcome to the first quarter earnings conference call.")
     cues = make_cues([u])
     assert [punctuated(c.words[-1]) for c in cues][0] == "morning,"
+
+
+def test_a_cue_of_words_out_of_time_order_spans_all_their_times():
+    # a CTM read in file order (out of time order, as a recognizer wrote it): the cue covers
+    # every word's time, not the first word's start to the last word's end
+    ws = [Word("world", "COMMA", 1.0, 1.2), Word("hello", "O", 0.2, 0.5), Word("big", "PERIOD", 0.6, 0.8)]
+    (c,) = make_cues([Utterance("u", ws)], CueLimits(min_seconds=0.0))
+    assert (c.start, c.end) == (0.2, 1.2)

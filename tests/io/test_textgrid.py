@@ -235,6 +235,11 @@ def test_words_out_of_time_order_keep_the_transcript_order(tmp_path):
     (back,) = textgrid.read(p)
     assert [w.text for w in back.words] == ["as", "a", "result", "of", "that", "so", "yes"]
     assert [(w.start, w.end) for w in back.words][-2:] == [(3210.0, 3210.3), (3210.3, 3210.6)]
+    # one sentence whose words are out of time order: its interval spans all of them
+    textgrid.write([Utterance("u", [Word("world", "COMMA", 1.0, 1.2), Word("hello", "O", 0.2, 0.5),
+                                    Word("big", "PERIOD", 0.6, 0.8)])], p)
+    (sent,) = textgrid.read(p, tier="sentences")
+    assert (sent.words[0].start, sent.words[-1].end) == (0.2, 1.2)
 
 
 def test_write_needs_times(tmp_path):

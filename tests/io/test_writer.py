@@ -113,3 +113,12 @@ def test_one_file_per_recording_goes_to_a_directory_named_so(tmp_path):
     paths = write_per_recording(two, tmp_path / "out", "textgrid")
     assert [p.name for p in paths] == ["a.TextGrid", "b.TextGrid"]
     assert [w.text for w in read_input(paths[1])[0].words] == ["bye"]
+
+
+def test_text_keeps_a_final_non_speech_token_on_the_last_line():
+    from punct.io.writer import render_text
+
+    ws = [Word("what", "O"), Word("now", "QUESTION"), Word("<sil>", "O")]
+    assert render_text([Utterance("u", ws)]) == "what now? <sil>\n"
+    ws = [Word("so", "PERIOD"), Word("[noise]", "O"), Word("yes", "PERIOD")]  # inside: a sentence's own
+    assert render_text([Utterance("u", ws)]) == "so.\n[noise] yes.\n"

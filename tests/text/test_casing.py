@@ -20,7 +20,7 @@ def case_model(tmp_path, tiny_mpnet):
     args = resolved_model_args("transformer_tagger", {"encoder": "all-mpnet-base-v2", "max_length": 16, "overlap": 4,
                                                       "pretrained": False, "case_head": True, "dropout": 0.0})
 
-    def save(case, end="PERIOD", mixed=None, marks=None):
+    def save(case, end="PERIOD", mixed=None, marks=None, cases=None):
         torch.manual_seed(0)
         m = build_model("transformer_tagger", args, inputs.input_size)
         with torch.no_grad():
@@ -31,7 +31,9 @@ def case_model(tmp_path, tiny_mpnet):
             m.out.bias[LABELS.index(end)] = 1.0
             for lab, b in (marks or {}).items():
                 m.out.bias[LABELS.index(lab)] = b
-        path = tmp_path / f"{case}-{end}.pt"
+            for c, b in (cases or {}).items():
+                m.case_out.bias[CASES.index(c)] = b
+        path = tmp_path / f"{case}-{end}-{len(marks or {})}{len(cases or {})}.pt"
         checkpoint.save(path, {"model": "transformer_tagger", "model_args": args, "vocab": [],
                                "inputs": inputs.state(), "labels": list(LABELS), "state_dict": m.state_dict(),
                                "train_config": {"slice_length": 16, "batch_size": 4},
@@ -69,6 +71,27 @@ def test_cap_upper_and_mixed_classes(case_model, tmp_path):
     assert _restore(tmp_path, m, "my iphone at mcdonald") == ["My", "iPhone", "At", "McDonald."]
 
 
+def test_a_capital_that_only_guessed_a_sentence_start_goes_after_a_comma(case_model, tmp_path):
+    # every word: COMMA 0.45, PERIOD and O 0.27; case CAP 0.57, LOWER 0.42. The head's CAP is
+    # in part its guess that a sentence starts; with a comma decided, lower is likelier
+    m = case_model("CAP", marks={"COMMA": 5.5, "PERIOD": 5.0}, cases={"LOWER": 4.7})
+    assert _restore(tmp_path, m, "thanks this was helpful") == ["Thanks,", "this,", "was,", "helpful."]
+    # a sure capital (a name) stays one
+    m = case_model("CAP", marks={"COMMA": 5.5, "PERIOD": 5.0}, cases={"LOWER": 2.0})
+    assert _restore(tmp_path, m, "thanks mark") == ["Thanks,", "Mark."]
+
+
+def test_mid_sentence_case_divides_out_the_chance_of_a_sentence_start():
+    from punct.text.casing import mid_sentence_case
+
+    lower, cap, upper = (CASES.index(c) for c in ("LOWER", "CAP", "UPPER"))
+    assert mid_sentence_case([0.4, 0.6, 0.0, 0.0], 0.0) == cap  # no sentence start possible: the argmax
+    assert mid_sentence_case([0.4, 0.6, 0.0, 0.0], 0.45) == lower  # m = 0.73 lower, 0.27 capital
+    assert mid_sentence_case([0.05, 0.95, 0.0, 0.0], 0.45) == cap  # a name
+    assert mid_sentence_case([0.05, 0.35, 0.6, 0.0], 0.5) == upper  # ALL CAPS is not a sentence start's
+    assert mid_sentence_case([0.0, 1.0, 0.0, 0.0], 1.0) == cap  # end clipped: no division by 0
+
+
 def test_all_caps_input_is_lowered_first_and_cased_input_kept(case_model, tmp_path):
     m = case_model("LOWER")
     assert _restore(tmp_path, m, "THE CAT SAT I THINK") == ["The", "cat", "sat", "I", "think."]
@@ -88,6 +111,8 @@ def test_case_off_and_models_without_a_case_head(case_model, tmp_path):
     assert (tmp_path / "o.txt").read_text().split() == ["THE", "CAT", "SAT."]
     assert main([str(tmp_path / "in2.txt"), "--model", str(m), "--no-case", "-o", str(tmp_path / "o.txt")]) == 0
     assert (tmp_path / "o.txt").read_text().split() == ["the", "cat", "sat."]
+    assert main([str(tmp_path / "in2.txt"), "--model", str(m), "--capitalize", "-o", str(tmp_path / "o.txt")]) == 0
+    assert (tmp_path / "o.txt").read_text().split() == ["The", "cat", "sat."]  # sentence case, not the head's
 
 
 def test_mixed_spellings_of_a_written_file(tmp_path):
@@ -155,6 +180,7 @@ def test_the_python_api_gives_true_case_unless_asked_not_to(case_model):
     assert punct.restore("the cat sat", model=m) == "THE CAT SAT."
     assert punct.restore("the cat sat", model=m, case=False) == "the cat sat."
     assert punct.load(m, case=False, capitalize=True).restore("the cat sat") == "The cat sat."
+    assert punct.load(m, capitalize=True).restore("the cat sat") == "The cat sat."  # asked for: sentence case
     assert [w.text for w in punct.load(m).restore_words([("ibm", 0.0, 0.3), ("rose", 0.4, 0.7)])] == ["IBM", "ROSE"]
 
 
