@@ -94,14 +94,14 @@ class Restorer:
 
     Made by ``punct.load``; holding one avoids loading the model for every call.
     ``capitalize`` gives sentence case (punct.text.casing.capitalize) to lower-case input;
-    without it, ``case`` (default) spells each word in its predicted true case when the model
-    has a case head.
+    ``case`` (default) spells each word in its predicted true case when the model has a
+    case head, which then replaces sentence case.
     """
 
     def __init__(self, engine, capitalize: bool = False, case: bool = True):
         self.engine = engine  #: punct.engine.restorer.Restorer or EnsembleRestorer
         self.capitalize = capitalize
-        self.case = case and not capitalize  # sentence case asked for: that, not the case head's
+        self.case = case
 
     def restore_utterances(self, utts: Sequence[Utterance], speaker_breaks: bool = False) -> list[Utterance]:
         """Copies of ``utts`` (punct.text.words.Utterance) with the predicted labels (and case)."""

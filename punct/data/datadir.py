@@ -246,6 +246,40 @@ def mixed_spellings_of(spellings: Iterable[str], min_count: int = 2) -> dict[str
     return {low: sp for low, (_, sp) in sorted(best.items())}
 
 
+#: ``case_lexicon`` keeps a word seen inside sentences at least this often...
+LEXICON_MIN_COUNT = 5
+#: ...and spelled in one capitalised class at least this share of those times
+LEXICON_MIN_SHARE = 0.95
+
+
+def case_lexicon_of(utts: Iterable[Utterance], min_count: int = LEXICON_MIN_COUNT,
+                    min_share: float = LEXICON_MIN_SHARE) -> dict[str, str]:
+    """{lower-case word: case class} for the words of ``utts`` (read with a ``written`` file:
+    their spellings, and labels) spelled in one class other than LOWER (CAP, UPPER, MIXED: punct.text.labels.case_of)
+    in at least ``min_share`` of their ``min_count`` or more occurrences inside a sentence (not
+    first in an utterance or after a sentence end, where written text capitalises any word):
+    names, acronyms and brands (Paris, LNG, iPhone), which a small case head misses when rare."""
+    from collections import Counter, defaultdict
+
+    from punct.text.labels import LOWER, SENTENCE_END, case_of
+
+    counts: defaultdict[str, Counter] = defaultdict(Counter)
+    for u in utts:
+        prev = None
+        for w in u.words:
+            if prev is not None and prev.label not in SENTENCE_END:
+                sp = w.written or w.text  # written: None where it is the text
+                counts[sp.lower()][case_of(sp)] += 1
+            prev = w
+    out = {}
+    for low, c in sorted(counts.items()):
+        n = sum(c.values())
+        cls, k = c.most_common(1)[0]
+        if n >= min_count and cls != LOWER and k >= min_share * n:
+            out[low] = cls
+    return out
+
+
 class DataSet:
     """A data directory whose utterances are read once, on first use, and shared by what a
     training needs of them (the featurizer's vocabulary, the slices, the case head's
@@ -274,6 +308,12 @@ class DataSet:
         if not (self.path / "written").is_file():
             return {}
         return mixed_spellings_of((w.written for u in self.utterances for w in u.words if w.written), min_count)
+
+    def case_lexicon(self) -> dict[str, str]:
+        """``case_lexicon_of`` this directory's utterances ({} without a ``written`` file)."""
+        if not (self.path / "written").is_file():
+            return {}
+        return case_lexicon_of(self.utterances)
 
     def drop(self) -> None:
         self._utts = None

@@ -207,14 +207,14 @@ def load_warm_start(model: str, path: str) -> dict[str, Any]:
 def stage_one_of(ck: dict[str, Any]) -> dict[str, Any]:
     """The stage-one checkpoint inside two-stage checkpoint ``ck`` (punct.models.twostage): its
     weights (as float32: an exported file may hold float16), model, vocabulary, config, tuned
-    bias and case spellings, as the stage-one run's best.pt held them."""
+    bias and case spellings and lexicon, as the stage-one run's best.pt held them."""
     spec = ck["model_args"]["stage1"]
     sd = {k[len("stage1."):]: (v.float() if v.is_floating_point() else v)
           for k, v in ck["state_dict"].items() if k.startswith("stage1.")}
     out = {"model": spec["model"], "model_args": dict(spec["model_args"]), "state_dict": sd,
            "vocab": ck.get("vocab") or [], "inputs": {"kind": "words"}, "labels": ck.get("labels"),
            "train_config": ck.get("stage1_train_config") or {}, "epoch": spec.get("epoch"),
-           "mixed_spellings": ck.get("mixed_spellings") or {}}
+           "mixed_spellings": ck.get("mixed_spellings") or {}, "case_lexicon": ck.get("case_lexicon") or {}}
     if ck.get("stage1_decision_bias"):
         out["decision_bias"] = ck["stage1_decision_bias"]
     return out

@@ -80,8 +80,8 @@ class LiveStream:
         self.restorer = restorer
         self.lookahead = int(lookahead)
         self.flush_after = flush_after
-        self.case = bool(case and restorer.has_case and not capitalize)  # sentence case asked for: not true case
-        self.capitalize = bool(capitalize)
+        self.case = bool(case and restorer.has_case)
+        self.capitalize = bool(capitalize and not self.case)
         self.end_sentence = bool(end_sentence)  # the last word of the input takes a period or question mark
         self.name = name
         self.words: list[Word] = []  # from index ``base`` of the stream on

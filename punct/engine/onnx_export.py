@@ -179,6 +179,7 @@ def export(model_path: str | Path, out: str | Path, meta: dict[str, Any], famili
                                   vocab=list(ck.get("vocab") or []), window=decode_window_of(tc),
                                   batch_size=min(int(tc.get("batch_size", 32)), 64), case_head=case,
                                   mixed_spellings=ck.get("mixed_spellings") or {},
+                                  case_lexicon=ck.get("case_lexicon") or {},
                                   mark_weights=tc.get("mark_weights") or {}, epoch=ck.get("epoch"),
                                   decision_bias=ck.get("decision_bias") or {},
                                   averaged_epochs=ck.get("averaged_epochs")))

@@ -103,7 +103,7 @@ class Restorer:
     """A loaded model and how to feed it: ``Restorer.load(path).restore(utts)``."""
 
     def __init__(self, model, vocab, window: int = 200, batch_size: int = 32, mixed: dict[str, str] | None = None,
-                 workers: int | None = None):
+                 workers: int | None = None, lexicon: dict[str, str] | None = None):
         if window < 2 or batch_size < 1:
             raise ValueError(f"window must be at least 2 words and batch_size at least 1, got {window} and {batch_size}")
         self.model = model
@@ -114,11 +114,13 @@ class Restorer:
         self.workers = default_workers() if workers is None else int(workers)
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
-        #: the model predicts each word's case class (a case head); ``mixed``: its spellings of MIXED
+        #: the model predicts each word's case class (a case head); ``mixed``: its spellings of MIXED;
+        #: ``lexicon``: the classes of the words its training text spells one way (punct.text.casing.decided_cases)
         self.has_case = bool(getattr(model, "case_head", False))
         #: the decision bias of the model file (punct.bin.set_bias; None: the plain argmax)
         self.bias = getattr(model, "punct_decision_bias", None)
         self.mixed = dict(mixed or {})
+        self.lexicon = dict(lexicon or {})
         self.runtime = "torch"
         self._cache: dict[str, tuple[list[str], list[int]]] = {}
         self._joins: set[str] | None = None  # the clitics to join to the word before (_units)
@@ -137,7 +139,8 @@ class Restorer:
         model, vocab, defaults, used = load_for_restore(path, runtime, threads)
         r = cls(model, vocab, window=defaults["window"] if window is None else window,
                 batch_size=defaults["batch_size"] if batch_size is None else batch_size,
-                mixed=defaults.get("mixed_spellings"), workers=default_workers(threads) if workers is None else workers)
+                mixed=defaults.get("mixed_spellings"), workers=default_workers(threads) if workers is None else workers,
+                lexicon=defaults.get("case_lexicon"))
         r.runtime = used
         return r
 
@@ -191,7 +194,7 @@ class Restorer:
             end_turns(streams)
         end_inputs(ends, probs, self.bias)
         if case and self.has_case:  # the classes once the marks are decided (a capital needs a sentence start)
-            n = true_case(streams, decided_cases(streams, cases, probs), self.mixed)
+            n = true_case(streams, decided_cases(streams, cases, probs, self.lexicon), self.mixed)
             if not quiet:
                 log.info("true case: %d words spelled anew", n)
         return out

@@ -183,6 +183,7 @@ class OnnxModel:
         #: the graph's second output is the case head's logits (punct.text.labels.CASES)
         self.case_head = bool(meta.get("case_head"))
         self.mixed_spellings = dict(meta.get("mixed_spellings") or {})
+        self.case_lexicon = dict(meta.get("case_lexicon") or {})
         from punct.text.labels import mark_offset
 
         #: the log-odds correction of a model trained with mark_weights (punct.engine.infer.run_batch)
@@ -254,7 +255,8 @@ def load_for_restore(model_path: str | Path, runtime: str | None = None, threads
         else:
             try:
                 m = load_onnx(model_path, threads, int8=choice == "onnx-int8")
-                return m, m.vocab, {"window": m.window, "batch_size": ONNX_BATCH, "mixed_spellings": m.mixed_spellings}, \
+                return m, m.vocab, {"window": m.window, "batch_size": ONNX_BATCH, "mixed_spellings": m.mixed_spellings,
+                                    "case_lexicon": m.case_lexicon}, \
                     choice if choice != "auto" else "onnx"
             except PunctError as e:
                 if choice != "auto":
@@ -279,4 +281,4 @@ def load_for_restore(model_path: str | Path, runtime: str | None = None, threads
         model.punct_bf16 = True  # punct.engine.infer.run_batch runs it under torch.autocast
     tc = ck.get("train_config", {}) or {}
     return model, vocab, {"window": decode_window_of(tc), "batch_size": min(int(tc.get("batch_size", 32)), TORCH_BATCH),
-                          "mixed_spellings": ck.get("mixed_spellings")}, used
+                          "mixed_spellings": ck.get("mixed_spellings"), "case_lexicon": ck.get("case_lexicon")}, used

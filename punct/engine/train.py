@@ -136,8 +136,13 @@ def _train(cfg: TrainConfig, train_dir: str | Path, valid_dir: str | Path, exp_d
             first = start.stage1 if start.stage1 is not None else start.resumed
             spellings.update((first or {}).get("mixed_spellings") or {})
         payload_extra["mixed_spellings"] = spellings
-        log.info("case head: %d mixed spellings (seen at least twice in %s%s)", len(spellings),
-                 Path(train_dir) / "written", " and stage one's" if kind.second_stage else "")
+        lexicon = train_set.case_lexicon()  # the words its training text spells one way (punct.text.casing)
+        if kind.second_stage:
+            lexicon.update((first or {}).get("case_lexicon") or {})
+        payload_extra["case_lexicon"] = lexicon
+        log.info("case head: %d mixed spellings (seen at least twice in %s%s), %d words in its case lexicon",
+                 len(spellings), Path(train_dir) / "written", " and stage one's" if kind.second_stage else "",
+                 len(lexicon))
     if kind.second_stage:
         payload_extra["stage1_train_config"] = start.stage1_train_config
         bias = start.stage1_decision_bias

@@ -60,19 +60,25 @@ def mid_sentence_case(p, end: float) -> int:
     return max(range(len(m)), key=m.__getitem__)
 
 
-def decided_cases(streams: list[list[Word]], case_probs: dict, mark_probs: dict) -> dict:
+def decided_cases(streams: list[list[Word]], case_probs: dict, mark_probs: dict,
+                  lexicon: dict[str, str] | None = None) -> dict:
     """{id(word): case class} for the words of ``streams`` that have case posteriors
-    (``case_probs``: {id(word): posteriors over CASES}), once their marks are decided: after a
-    sentence end (and at a stream's start) the head's most likely class, elsewhere
-    ``mid_sentence_case`` with the previous word's chance of a sentence end (``mark_probs``:
-    {id(word): posteriors over LABELS}; none known: 0, the head's own argmax)."""
+    (``case_probs``: {id(word): posteriors over CASES}), once their marks are decided: the class
+    ``lexicon`` gives the word ({lower-case word: class}, punct.data.datadir.case_lexicon_of: one
+    spelling in its training text), else after a sentence end (and at a stream's start) the
+    head's most likely class, elsewhere ``mid_sentence_case`` with the previous word's chance of
+    a sentence end (``mark_probs``: {id(word): posteriors over LABELS}; none known: 0)."""
+    lexicon = lexicon or {}
     ends = [LABELS.index(x) for x in sorted(SENTENCE_END)]
     out: dict = {}
     for stream in streams:
         prev = None
         for w in stream:
             p = case_probs.get(id(w))
-            if p is not None:
+            known = lexicon.get(w.text.lower()) if p is not None and lexicon else None
+            if known is not None:
+                out[id(w)] = known
+            elif p is not None:
                 q = None if prev is None or prev.label in SENTENCE_END else mark_probs.get(id(prev))
                 end = 0.0 if q is None else sum(float(q[i]) for i in ends)
                 out[id(w)] = CASES[mid_sentence_case(p, end)]

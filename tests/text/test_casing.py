@@ -112,7 +112,7 @@ def test_case_off_and_models_without_a_case_head(case_model, tmp_path):
     assert main([str(tmp_path / "in2.txt"), "--model", str(m), "--no-case", "-o", str(tmp_path / "o.txt")]) == 0
     assert (tmp_path / "o.txt").read_text().split() == ["the", "cat", "sat."]
     assert main([str(tmp_path / "in2.txt"), "--model", str(m), "--capitalize", "-o", str(tmp_path / "o.txt")]) == 0
-    assert (tmp_path / "o.txt").read_text().split() == ["The", "cat", "sat."]  # sentence case, not the head's
+    assert (tmp_path / "o.txt").read_text().split() == ["THE", "CAT", "SAT."]  # a fallback: true case wins
 
 
 def test_mixed_spellings_of_a_written_file(tmp_path):
@@ -149,6 +149,38 @@ def test_training_a_case_head_keeps_the_mixed_spellings(tmp_path, tiny_mpnet):
     train(cfg, tmp_path / "train", tmp_path / "dev", tmp_path / "exp")
     ck = checkpoint.load(tmp_path / "exp" / "best.pt")
     assert ck["mixed_spellings"] == {"iphone": "iPhone"}  # IPhone once: not kept
+    assert ck["case_lexicon"] == {}  # no word seen 5 times inside a sentence
+
+
+def test_the_case_lexicon_holds_words_spelled_one_way_inside_sentences():
+    from punct.data.datadir import case_lexicon_of
+    from punct.text.words import Utterance
+
+    def utt(text):  # "Word." ends a sentence; the written form where it is not the text
+        ws = []
+        for t in text.split():
+            lab = "PERIOD" if t.endswith(".") else "O"
+            t = t.rstrip(".")
+            ws.append(Word(t.lower(), lab, written=t if t != t.lower() else None))
+        return Utterance("u", ws)
+
+    utts = [utt("so the CEO met Paris and the iPhone. The end")] * 5 + [utt("we saw paris")]
+    # "The" only starts sentences; Paris 5 of 6 inside sentences (83%); "so" is first in the utterance
+    assert case_lexicon_of(utts) == {"ceo": "UPPER", "iphone": "MIXED"}
+    assert case_lexicon_of(utts, min_share=0.8) == {"ceo": "UPPER", "iphone": "MIXED", "paris": "CAP"}
+    assert case_lexicon_of(utts[:4]) == {}  # seen 4 times: fewer than 5
+
+
+def test_a_lexicon_word_takes_its_class_whatever_the_head_says(case_model, tmp_path):
+    import punct
+    from punct.engine import checkpoint
+
+    m = case_model("LOWER")
+    ck = checkpoint.load(m)
+    ck["case_lexicon"] = {"ceo": "UPPER", "paris": "CAP"}
+    checkpoint.save(m, ck)
+    assert punct.restore("the ceo sat in paris", model=m) == "The CEO sat in Paris."
+    assert punct.restore("the ceo sat in paris", model=m, case=False) == "the ceo sat in paris."
 
 
 def test_a_word_id_model_with_a_case_head(tmp_path):
@@ -180,7 +212,7 @@ def test_the_python_api_gives_true_case_unless_asked_not_to(case_model):
     assert punct.restore("the cat sat", model=m) == "THE CAT SAT."
     assert punct.restore("the cat sat", model=m, case=False) == "the cat sat."
     assert punct.load(m, case=False, capitalize=True).restore("the cat sat") == "The cat sat."
-    assert punct.load(m, capitalize=True).restore("the cat sat") == "The cat sat."  # asked for: sentence case
+    assert punct.load(m, capitalize=True).restore("the cat sat") == "THE CAT SAT."  # true case has the capitals
     assert [w.text for w in punct.load(m).restore_words([("ibm", 0.0, 0.3), ("rose", 0.4, 0.7)])] == ["IBM", "ROSE"]
 
 
