@@ -121,7 +121,7 @@ def _main(args: argparse.Namespace) -> int:
     data, out = Path(args.data), Path(args.out)
     require_inputs([data / "test2011"], "prepared data directory")
     require_inputs([Path(args.corpus_dir) / "earnings21"], "corpus folder")
-    e21 = data / "earnings21_showcase"
+    e21 = data / f"earnings21_showcase_{args.calls}"  # one folder a call count: prepare.py skips a set it has made
     out.mkdir(parents=True, exist_ok=True)
     # the first CALLS Earnings-21 calls: reference, Kaldi CTMs and engine outputs as data directories
     r = subprocess.run([sys.executable, "recipes/earnings/prepare.py", "--corpus-dir", args.corpus_dir, "--out-dir",
