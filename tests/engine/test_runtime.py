@@ -81,12 +81,23 @@ def test_runtime_choice(monkeypatch):
 def test_auto_prefers_onnx_and_falls_back_to_torch(model_file, cache, monkeypatch):
     model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
     assert used == "onnx" and isinstance(model, runtime.OnnxModel)
-    assert defaults == {"window": 12, "batch_size": runtime.ONNX_BATCH, "mixed_spellings": {}}
+    assert defaults == {"window": 12, "batch_size": runtime.ONNX_BATCH, "mixed_spellings": {}, "case_lexicon": {}}
     monkeypatch.setattr(runtime, "onnx_available", lambda: False)
     model, _, defaults, used = runtime.load_for_restore(model_file, "auto")
     assert used == "torch" and isinstance(model, torch.nn.Module) and defaults["window"] == 12
     with pytest.raises(PunctError, match="needs onnxruntime"):
         runtime.load_for_restore(model_file, "onnx")
+
+
+def test_the_case_lexicon_goes_with_the_graph(model_file, cache, tmp_path):
+    from punct.engine import checkpoint
+
+    ck = checkpoint.load(model_file)
+    ck["case_lexicon"] = {"ceo": "UPPER"}
+    checkpoint.save(tmp_path / "lex.pt", ck)
+    for choice in ("onnx", "torch"):
+        _, _, defaults, _ = runtime.load_for_restore(tmp_path / "lex.pt", choice)
+        assert defaults["case_lexicon"] == {"ceo": "UPPER"}, choice
 
 
 def test_a_family_that_does_not_export_runs_on_torch_in_auto(tmp_path, cache):
