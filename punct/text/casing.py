@@ -52,12 +52,21 @@ def mid_sentence_case(p, end: float) -> int:
     whatever word it is, so its CAP is partly a guess that a sentence starts there (``Hi, This
     is``): with m the classes mid-sentence, p(LOWER) = (1 - end) m(LOWER) and p(CAP) = m(CAP) +
     end m(LOWER) (UPPER and MIXED stay so at a sentence start). m is solved for; its argmax."""
-    end = min(max(float(end), 0.0), _END_CAP)
-    m = [float(x) for x in p]
+    import numpy as np
+
+    return int(_mid_sentence_classes(np.asarray([p], dtype=np.float64), np.asarray([end], dtype=np.float64))[0])
+
+
+def _mid_sentence_classes(p, end):
+    """``mid_sentence_case`` of every row of ``p`` [n, len(CASES)] with the chances ``end`` [n]."""
+    import numpy as np
+
+    e = np.clip(end, 0.0, _END_CAP)
+    m = np.array(p, dtype=np.float64)
     lo, cap = CASES.index(LOWER), CASES.index(CAP)
-    m[lo] = m[lo] / (1.0 - end)
-    m[cap] = max(m[cap] - end * m[lo], 0.0)
-    return max(range(len(m)), key=m.__getitem__)
+    m[:, lo] = m[:, lo] / (1.0 - e)
+    m[:, cap] = np.maximum(m[:, cap] - e * m[:, lo], 0.0)
+    return m.argmax(-1)
 
 
 def decided_cases(streams: list[list[Word]], case_probs: dict, mark_probs: dict,
@@ -68,9 +77,12 @@ def decided_cases(streams: list[list[Word]], case_probs: dict, mark_probs: dict,
     spelling in its training text), else after a sentence end (and at a stream's start) the
     head's most likely class, elsewhere ``mid_sentence_case`` with the previous word's chance of
     a sentence end (``mark_probs``: {id(word): posteriors over LABELS}; none known: 0)."""
+    import numpy as np
+
     lexicon = lexicon or {}
     ends = [LABELS.index(x) for x in sorted(SENTENCE_END)]
     out: dict = {}
+    words, rows, before = [], [], []  # the words the head decides, their posteriors, the word before each
     for stream in streams:
         prev = None
         for w in stream:
@@ -79,10 +91,14 @@ def decided_cases(streams: list[list[Word]], case_probs: dict, mark_probs: dict,
             if known is not None:
                 out[id(w)] = known
             elif p is not None:
-                q = None if prev is None or prev.label in SENTENCE_END else mark_probs.get(id(prev))
-                end = 0.0 if q is None else sum(float(q[i]) for i in ends)
-                out[id(w)] = CASES[mid_sentence_case(p, end)]
+                words.append(w)
+                rows.append(p)
+                before.append(None if prev is None or prev.label in SENTENCE_END else mark_probs.get(id(prev)))
             prev = w
+    if words:  # all at once: a restore's words by the tens of thousands
+        end = np.array([0.0 if q is None else float(q[ends[0]]) + float(q[ends[1]]) for q in before])
+        for w, c in zip(words, _mid_sentence_classes(np.stack(rows), end).tolist()):
+            out[id(w)] = CASES[c]
     return out
 
 
