@@ -54,9 +54,9 @@ def _main(args: argparse.Namespace) -> int:
         require_inputs([data / "text", data / "labels", data / "written"], "data directory file")
         lexicon = case_lexicon_of(DataSet(data).utterances, args.min_count, args.min_share)
     path = Path(args.model)
-    ck = ckpt.load(path, fill_stage1=False)
-    if not (ck.get("model_args") or {}).get("case_head") and not _two_stage_case(ck):
+    if not getattr(ckpt.load_model(path)[0], "case_head", False):  # a two-stage model's is its stage one's
         raise PunctError("the model has no case head: a case lexicon would not be used", path)
+    ck = ckpt.load(path, fill_stage1=False)
     ck.pop("case_lexicon", None)
     if lexicon:
         ck["case_lexicon"] = lexicon
@@ -71,12 +71,6 @@ def _main(args: argparse.Namespace) -> int:
     else:
         log.info("%s: no case lexicon", path)
     return 0
-
-
-def _two_stage_case(ck: dict) -> bool:
-    """True when ``ck`` is a two-stage model whose stage one has a case head."""
-    st1 = (ck.get("model_args") or {}).get("stage1") or {}
-    return bool((st1.get("model_args") or {}).get("case_head"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -173,7 +173,7 @@ def _padded_ids(wins: Sequence[Sequence[int]], T: int) -> "np.ndarray":
 @dataclass
 class Accepted:
     """The accepted part of one window of stream ``stream``: its ``labels`` (label ids, in stream
-    order), and on demand the posteriors and case classes of its rows (``Batch``)."""
+    order), and on demand the posteriors of its rows (``Batch``)."""
 
     stream: int
     labels: list[int]
@@ -185,10 +185,6 @@ class Accepted:
         """float32 posteriors of accepted tokens a..b (default: all), [., len(LABELS)] (+ case)."""
         o = self.offset
         return self.batch.posteriors(self.row, o + a, o + (len(self.labels) if b is None else b), case)
-
-    def cases(self) -> list[int]:
-        """The case class ids of the accepted tokens."""
-        return self.batch.cases(self.row, self.offset, self.offset + len(self.labels))
 
 
 def default_workers(threads: int = 1) -> int:
@@ -206,7 +202,7 @@ def iter_decode(model, sources: Sequence[Iterable], window: int, batch_size: int
     """Decode streams of token ids given as iterables; yield an ``Accepted`` per window, in
     stream order within each stream. ``with_feats``: the sources yield ``(id, feature row)``
     pairs, windowed together. ``inputs``: a torch model's featurizer (default its
-    ``punct_inputs``); ``case``: its case logits are kept (``Accepted.cases``). ``workers``
+    ``punct_inputs``); ``case``: its case logits are kept (``Accepted.posteriors(case=True)``). ``workers``
     > 1: parallel segments (module docstring; the sources are read whole first)."""
 
     if window < 2:

@@ -96,7 +96,7 @@ def decided_cases(streams: list[list[Word]], case_probs: dict, mark_probs: dict,
                 before.append(None if prev is None or prev.label in SENTENCE_END else mark_probs.get(id(prev)))
             prev = w
     if words:  # all at once: a restore's words by the tens of thousands
-        end = np.array([0.0 if q is None else float(q[ends[0]]) + float(q[ends[1]]) for q in before])
+        end = np.array([0.0 if q is None else sum(float(q[i]) for i in ends) for q in before])
         for w, c in zip(words, _mid_sentence_classes(np.stack(rows), end).tolist()):
             out[id(w)] = CASES[c]
     return out
