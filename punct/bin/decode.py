@@ -126,6 +126,7 @@ def _main(args: argparse.Namespace) -> int:
                               bias=args.bias, runtime=args.runtime, end_sentence=args.end_sentence)
     if tuned is not None:
         stats["tuned_weights"] = tuned
+    stats["data"] = str(args.data)  # what it decoded (and scored against): RESULTS.md's command
     score_labels = None
     ref = None
     if not args.no_score and (Path(args.data) / "labels").is_file():

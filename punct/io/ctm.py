@@ -177,6 +177,12 @@ def _build(groups: _Groups, path: Path, segments: Mapping[str, Segment] | None,
             else:
                 log.warning("%s: %d line(s) of %s channel %s out of time order (first at line %d); file order kept",
                             path, len(unsorted), fid, ch, unsorted[0])
+        # a confidence is a probability in NIST's CTM; some recognizers write scores in other
+        # ranges, which punct carries to its output as read but never uses as a probability
+        odd = [r[4] for r in rows if r[3] is not None and not 0.0 <= r[3] <= 1.0]
+        if odd:
+            log.warning("%s: %d confidence(s) of %s channel %s outside [0, 1] (first at line %d); kept as read",
+                        path, len(odd), fid, ch, odd[0])
         overlaps = [r[4] for a, r in zip(rows, rows[1:]) if r[0] < a[1] - 1e-9]
         if overlaps:
             log.warning("%s: %d word(s) of %s channel %s start before the previous word ends (first at line %d); kept",

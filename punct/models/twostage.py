@@ -12,6 +12,10 @@ word t, where the mark decided at t goes):
     s_t = GRU(x_t, s_{t-1})               one new unidirectional recurrent layer
     y_t = softmax(W_y s_t + b_y)          the mark after word t
 
+With ``bidirectional`` the new layer also runs right to left (s_t = [GRU→ ; GRU←]), so the
+mark after word t sees the pauses and durations of the words after it too: a short pause
+followed by a long one a word later is more likely a boundary there than here.
+
 as in punctuator2's ``GRUstage2`` (github.com/ottokart/punctuator2): TA-BRNN-p,
 TA-LSTM-p with features ``[pause]``; TA-BRNN, TA-LSTM without (the stage-two
 layer adapts the text model to speech transcripts without acoustic input).
@@ -45,7 +49,7 @@ from torch import nn
 
 from punct.text.labels import LABELS
 from punct.models import build_model, register
-from punct.models.layers import acoustic_inputs
+from punct.models.layers import BiRNN, acoustic_inputs
 
 
 class TwoStage(nn.Module):
@@ -65,13 +69,16 @@ class TwoStage(nn.Module):
         dropout: float = 0.0
         #: words without acoustic evidence take the stage-one decision
         fallback: bool = True
+        #: the new layer reads both ways (the papers' is unidirectional; see the module docstring)
+        bidirectional: bool = False
         #: the feature columns, in input order (set by the engine from the featurizer; [] = text only)
         feature_names: list = field(default_factory=list)
         #: the stage-one model: {"model": name, "model_args": {...}, "source": path} (set by the engine)
         stage1: dict = field(default_factory=dict)
 
     def __init__(self, vocab_size: int, hidden_size: int = 256, cell: str = "gru", dropout: float = 0.0,
-                 fallback: bool = True, feature_names: list | tuple = (), stage1: dict | None = None):
+                 fallback: bool = True, feature_names: list | tuple = (), stage1: dict | None = None,
+                 bidirectional: bool = False):
         super().__init__()
         if not stage1 or "model" not in stage1:
             raise ValueError(f"{type(self).__name__} needs its stage-one model (init_from in the training config)")
@@ -88,9 +95,13 @@ class TwoStage(nn.Module):
         self.feature_names = list(feature_names)
         self.fallback = fallback
         n_in = self.stage1.hidden_dim + (len(self.feature_names) + 1 if self.feature_names else 0)
-        self.rnn = (nn.GRU if cell == "gru" else nn.LSTM)(n_in, hidden_size, batch_first=True)
+        self.bidirectional = bool(bidirectional)
+        if self.bidirectional:  # each row's backward pass starts at its own last word (no padding read)
+            self.rnn = BiRNN(cell, n_in, hidden_size)
+        else:
+            self.rnn = (nn.GRU if cell == "gru" else nn.LSTM)(n_in, hidden_size, batch_first=True)
         self.drop = nn.Dropout(dropout)
-        self.out = nn.Linear(hidden_size, len(LABELS))
+        self.out = nn.Linear(hidden_size * (2 if self.bidirectional else 1), len(LABELS))
 
     # -- stage one ------------------------------------------------------------
     #: stage one's log-odds correction when it trained with mark_weights (punct.text.labels.mark_offset,
@@ -212,7 +223,10 @@ class TwoStage(nn.Module):
             if feats is None:
                 raise ValueError(f"{type(self).__name__} reads features {self.feature_names}: feats missing")
             x = torch.cat([h1, acoustic_inputs(feats, feat_missing)], -1)
-        s = self.rnn(self.drop(x))[0]  # unidirectional: padding after a row never reaches it
+        if self.bidirectional:
+            s = self.rnn(self.drop(x), mask.sum(1))
+        else:
+            s = self.rnn(self.drop(x))[0]  # unidirectional: padding after a row never reaches it
         logits = self.out(self.drop(s))
         if self.feature_names and self.fallback and feat_missing is not None:
             lexical = self.stage1.out(h1)  # stage one's own decision (its output layer, fixed)

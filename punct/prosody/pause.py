@@ -18,6 +18,9 @@ For every word, in the order of PAUSE_FEATURES:
 ``pause_before_unknown``  1 when this or the previous word is untimed (then
                   ``pause_before`` is 0); not at a recording edge
 ``pause_after_unknown``   the same towards the next word
+``duration_per_letter``   ``duration`` over the word's letters and digits (at least 1): the
+                  lengthening of a phrase's last word, which ``duration`` mixes with the
+                  length of the word itself; 0 when untimed
 
 Nothing is ever NaN. A *recording* is the chain of utterances that share
 ``Utterance.recording`` and ``channel`` (Kaldi segments of one recording,
@@ -46,6 +49,7 @@ PAUSE_FEATURES: tuple[str, ...] = (
     "untimed",
     "pause_before_unknown",
     "pause_after_unknown",
+    "duration_per_letter",
 )
 
 #: Longest pause, in seconds: longer ones (and recording edges) are this. In
@@ -117,6 +121,8 @@ def _chain_features(chain: list[tuple[Word, int, str | None]], cap: float, durat
     spk = np.array([codes.setdefault(s, len(codes)) for _, _, s in chain])
     feats[:, _IDX["duration"]] = np.where(timed, np.minimum(np.maximum(end - start, 0.0), duration_cap), 0.0)
     feats[:, _IDX["untimed"]] = ~timed
+    letters = np.array([max(1, sum(c.isalnum() for c in w.text)) for w, _, _ in chain], dtype=np.float64)
+    feats[:, _IDX["duration_per_letter"]] = feats[:, _IDX["duration"]] / letters
     # pair k: word k (before) and word k + 1 (after)
     gap = np.minimum(np.maximum(start[1:] - end[:-1], 0.0), cap)
     both = timed[1:] & timed[:-1]

@@ -12,12 +12,12 @@ from typing import Any
 from punct.errors import PunctError
 from punct.fsutil import atomic_write
 from punct.results.collect import (CARRIED, _class, _get, _read_json, _stopped, _train_info, collect, corpus_sets,
-                                   ledger_row, load_ledger, merge_ledger, paper_set)
+                                   ledger_row, load_ledger, merge_ledger, paper_set, set_dir)
 from punct.results.published import PUBLISHED, render_targets, row_model_args
 from punct.results.render import (FIGURES_DIR, render, render_ablations, render_figures, render_sections)
 
 __all__ = ["CARRIED", "PUBLISHED", "collect", "corpus_sets", "generate", "ledger_row", "load_ledger", "paper_set",
-           "render", "render_ablations", "render_figures", "render_targets", "row_model_args", "_class", "_get",
+           "set_dir", "render", "render_ablations", "render_figures", "render_targets", "row_model_args", "_class", "_get",
            "_read_json", "_stopped", "_train_info"]
 
 

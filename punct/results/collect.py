@@ -194,6 +194,21 @@ def corpus_sets(corpus: str, recipes: Path | None = None) -> tuple[str | None, t
     return (recipe.sets.valid, recipe.sets.test) if recipe is not None else (None, ())
 
 
+def set_dir(corpus: str, set_name: str, recipes: Path | None = None) -> str:
+    """The data directory a row of CORPUS on SET_NAME was scored against, for its command: the
+    corpus's own when its recipe names the set (validation or test), else that of the first
+    corpus whose recipe does (an earnings student scored on iwslt2011's test2011), else
+    data/CORPUS/SET_NAME."""
+    own = corpus_sets(corpus, recipes)
+    if set_name == own[0] or set_name in own[1]:
+        return f"data/{corpus}/{set_name}"
+    for path in sorted((recipes or ROOT / "recipes").glob("*/experiments.yaml")):
+        valid, tests = corpus_sets(path.parent.name, recipes)
+        if set_name == valid or set_name in tests:
+            return f"data/{path.parent.name}/{set_name}"
+    return f"data/{corpus}/{set_name}"
+
+
 def paper_set(corpus: str, recipes: Path | None = None) -> str | None:
     """The test set whose rows stand beside the papers' published numbers, with the targets
     table: ``paper_targets`` of the corpus's experiments.yaml (recipes/iwslt2011: test2011). A
@@ -224,7 +239,7 @@ ROW_MERGED_SECTIONS = {"asr": 2, "wer_checks": 2, "score_align": 1}
 #: what the tables read of a row: kept in the ledger, the rest (confusion matrices, counts) is not
 _LEDGER_KEYS = {
     "report": ("classes", "per_class", "overall", "ser", "err", "boundary", "sentence", "wer", "transfer"),
-    "decode": ("words_per_s", "model_epoch", "model_averaged_epochs", "bias", "run.cmd"),
+    "decode": ("words_per_s", "model_epoch", "model_averaged_epochs", "bias", "run.cmd", "data"),
     "train": ("epochs", "best_epoch", "train_hours", "train_wps", "stopped", "run.cmd", "cmd", "model", "train_words",
               "members", "model_args"),
 }

@@ -9,7 +9,7 @@ from typing import Any
 
 from punct.errors import PunctError
 from punct.text.labels import MARK_LABELS, SENTENCE_END, mark_of
-from punct.results.collect import CARRIED, ROOT, _class, _get, _read_json, corpus_sets, paper_set
+from punct.results.collect import CARRIED, ROOT, _class, _get, _read_json, corpus_sets, paper_set, set_dir
 from punct.results.published import PUBLISHED, render_targets
 
 #: models with nothing to train (no train_log.tsv rows of their own)
@@ -36,7 +36,8 @@ def _row_cmd(row: dict) -> str:
         if " --models " in cmd and " --stage " in cmd and "--decode-sets" not in cmd and tests and row["set"] not in tests:
             cmd = cmd.replace(" --stage ", f" --decode-sets {row['set']} --stage ", 1)
         return cmd
-    return f"python -m punct score data/{row['corpus']}/{row['set']} {row['exp_dir']}/decode_{row['set']}"
+    data = (row.get("decode") or {}).get("data") or set_dir(row["corpus"], row["set"])
+    return f"python -m punct score {data} {row['exp_dir']}/decode_{row['set']}"
 
 
 def render(rows: list[dict[str, Any]]) -> str:

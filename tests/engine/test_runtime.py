@@ -23,9 +23,10 @@ WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew",
          "what", "is", "next", "thank", "you"]
 
 
-def make_ta_brnn_p(path, seed=0, case=False, mixed=None):
+def make_ta_brnn_p(path, seed=0, case=False, mixed=None, bidirectional=False):
     """A randomly initialised tiny TA-BRNN-p (T-BRNN stage one, pause_after), saved as training saves it;
-    ``case``: stage one has a case head (``mixed``: the checkpoint's spellings of the MIXED class)."""
+    ``case``: stage one has a case head (``mixed``: the checkpoint's spellings of the MIXED class);
+    ``bidirectional``: its second stage reads both ways."""
     from punct.engine import checkpoint
     from punct.engine.inputs import FeatureInputs
     from punct.models import build_model, resolved_model_args
@@ -34,7 +35,8 @@ def make_ta_brnn_p(path, seed=0, case=False, mixed=None):
     vocab = Vocabulary.build([WORDS], min_count=1)
     s1 = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8, "case_head": case})
     args = resolved_model_args("ta_brnn", {"hidden_size": 8, "feature_names": ["pause_after"],
-                                           "stage1": {"model": "tbrnn", "model_args": s1}})
+                                           "stage1": {"model": "tbrnn", "model_args": s1},
+                                           "bidirectional": bidirectional})
     model = build_model("ta_brnn", args, len(vocab))
     with torch.no_grad():  # zero-initialised output layers predict O everywhere: shake them
         for p in model.parameters():
@@ -153,9 +155,15 @@ def test_a_cache_that_cannot_be_written_exports_for_the_run(model_file, tmp_path
         assert bad.read_text() == "x"
 
 
-def test_onnx_gives_torch_labels_and_logits(model_file, cache):
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_onnx_gives_torch_labels_and_logits(model_file, cache, tmp_path, bidirectional):
+    """Rows of other lengths in one batch: a bidirectional second stage's backward pass starts at
+    each row's own last word in the graph as in torch."""
     from punct.engine.checkpoint import load_model
 
+    if bidirectional:
+        model_file = tmp_path / "bi.pt"
+        make_ta_brnn_p(model_file, seed=5, bidirectional=True)
     tmodel, _, _ = load_model(model_file)
     g = runtime.load_onnx(model_file)
     rng = np.random.default_rng(0)

@@ -61,6 +61,24 @@ def test_unsorted_kept_with_warning_and_overlap_kept(tmp_path, caplog):
     assert u.texts == ["as", "result", "a", "of"]  # NIST order: by start time
 
 
+def test_a_confidence_outside_0_1_is_kept_with_a_warning(tmp_path, caplog):
+    p = write(tmp_path, "f 1 0.00 0.20 so\n"
+                        "f 1 0.30 0.20 we\n"
+                        "f 1 0.60 0.20 grew 1.7\n"
+                        "f 1 0.90 0.20 revenue -3.2\n"
+                        "f 1 1.20 0.20 fast 0.93\n")
+    with caplog.at_level(logging.WARNING):
+        (u,) = ctm.read(p)
+    assert [w.conf for w in u.words] == [None, None, 1.7, -3.2, 0.93]
+    msgs = [r.getMessage() for r in caplog.records]
+    assert any("2 confidence(s) of f channel 1 outside [0, 1] (first at line 3); kept as read" in m for m in msgs)
+    caplog.clear()
+    p.write_text("f 1 0.00 0.20 so 1\nf 1 0.30 0.20 we 0\n")
+    with caplog.at_level(logging.WARNING):
+        ctm.read(p)
+    assert not caplog.records
+
+
 @pytest.mark.parametrize("text,line,msg", [
     ("f 1 0.0 0.1 a\nf 1 zero 0.1 b\n", 2, "start time 'zero' is not a number"),
     ("f 1 0.0 0.1 a\nf 1 0.2 -0.1 b\n", 2, "negative duration"),

@@ -256,3 +256,26 @@ def test_a_pause_model_exports_and_restores_a_timed_call(repo_root, tiny_model_d
     calls.clear()
     restorer.restore([Utterance("u", [Word(w) for w in names])])  # no times: every row missing
     assert calls[0][1].all()
+
+
+def test_a_bidirectional_second_stage_sees_the_pauses_after_the_next_words(tmp_path):
+    """The mark after word t of a unidirectional second stage reads the pauses up to t only; a
+    bidirectional one's also reads those after t, and a row's result does not depend on the
+    padding of a longer row in its batch."""
+    from tests.engine.test_runtime import make_ta_brnn_p
+
+    for bi in (False, True):
+        make_ta_brnn_p(tmp_path / f"{bi}.pt", seed=7, bidirectional=bi)
+        model, _, _ = ckpt.load_model(tmp_path / f"{bi}.pt")
+        ids = torch.tensor([[3, 4, 5, 6, 7, 8], [9, 10, 11, 0, 0, 0]])
+        mask = torch.tensor([[True] * 6, [True] * 3 + [False] * 3])
+        feats = torch.full((2, 6, 1), 0.1)
+        missing = torch.zeros(2, 6, dtype=torch.bool)
+        later = feats.clone()
+        later[0, 4, 0] = 3.0  # a long pause after word 4 of the first row
+        with torch.no_grad():
+            a, b = model(ids, mask, feats, missing), model(ids, mask, later, missing)
+            alone = model(ids[1:, :3], mask[1:, :3], feats[1:, :3], missing[1:, :3])
+        assert torch.equal(a[0, :4], b[0, :4]) != bi  # words 0-3: only the bidirectional one reads word 4's pause
+        assert not torch.equal(a[0, 4], b[0, 4])
+        torch.testing.assert_close(a[1, :3], alone[0], atol=1e-5, rtol=1e-5)

@@ -36,6 +36,15 @@ def test_hand_computed_example():
     assert col(f, "pause_after_unknown") == [0, 0, 1, 1, 0]
     assert col(f, "speaker_change_before") == [0, 0, 0, 0, 1]
     assert col(f, "speaker_change_after") == [0, 0, 0, 1, 0]
+    assert col(f, "duration_per_letter") == approx([0.5, 0.3, 0.6, 0.0, 0.25])  # one letter each
+
+
+def test_duration_per_letter_counts_letters_and_digits_only():
+    u = Utterance("u", [Word("revenue", start=0.0, end=0.7), Word("q3's", start=0.8, end=1.1),
+                        Word("--", start=1.2, end=1.4), Word("mhm", start=1.5, end=3.9)])
+    f = pause_features([u])["u"]
+    # 7 letters; q, 3 and s (the apostrophe is not one); none (at least 1); capped at 2 s first
+    assert col(f, "duration_per_letter") == pytest.approx([0.1, 0.1, 0.2, 2.0 / 3], abs=1e-6)
 
 
 def test_caps():

@@ -188,3 +188,22 @@ def test_a_decode_with_its_own_command_is_credited_to_it(tmp_path):
     assert results.ledger_row(rows["other"])["decode"] == {"run.cmd": cmd} and "run.cmd" not in rows["test"]["decode"]
     text = results.render(list(rows.values()))
     assert f"`{cmd}`" in text and "`./run.sh --corpus c --models m --stage 6 --stop-stage 9`" in text
+
+
+def test_a_row_without_a_command_is_scored_against_the_set_where_it_lives(tmp_path):
+    """A model decoded by punct.bin.decode outside run.sh (no run.cmd) names the reference it was
+    scored against: the data directory its decode read (decode_stats.json), else the corpus whose
+    recipe names the set (an earnings student on iwslt2011's test2011), else its own corpus's."""
+    exp = tmp_path / "exp"
+    for name, stats in (("a_bias", {"data": "data/iwslt2011/test2011"}), ("b_bias", {})):
+        e = _scored(exp, "earnings", name, "test2011", _report(53, 63, 13, 58.0))
+        (e / "run.cmd").unlink()
+        (e / "decode_test2011" / "decode_stats.json").write_text(json.dumps(stats))
+    rows = results.collect(exp)
+    assert [results.ledger_row(r)["decode"].get("data") for r in rows] == ["data/iwslt2011/test2011", None]
+    text = results.render(rows)
+    for name in ("a_bias", "b_bias"):
+        assert f"`python -m punct score data/iwslt2011/test2011 {exp}/earnings/{name}/decode_test2011`" in text
+    assert "data/earnings/test2011" not in text
+    assert results.set_dir("earnings", "e22_dev") == "data/earnings/e22_dev"
+    assert results.set_dir("earnings", "nowhere") == "data/earnings/nowhere"
