@@ -96,7 +96,10 @@ def test_an_input_without_times_is_restored_by_the_tagger_itself(tiny_accurate, 
     api.restore_file(tmp_path / "a.txt", tmp_path / "out.txt", model="accurate")
     api.restore_file(tmp_path / "a.ctm", tmp_path / "out.ctm", model="accurate")
     api.restore_file(tmp_path / "a.txt", tmp_path / "out2.txt", model=["accurate"])  # punct restore's --model list
-    assert loaded == [tiny_accurate, pauses, tiny_accurate]
+    # start times without ends leave every word untimed (no pause is measured): the words alone
+    (tmp_path / "s.json").write_text('{"words": [{"word": "w1", "start": 0.1}, {"word": "w2", "start": 0.5}]}')
+    api.restore_file(tmp_path / "s.json", tmp_path / "out.json", model="accurate")
+    assert loaded == [tiny_accurate, pauses, tiny_accurate, tiny_accurate]
 
 
 def test_the_shipped_state_file_is_the_repository_s(monkeypatch):
