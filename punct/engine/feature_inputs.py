@@ -132,16 +132,21 @@ class FeaturePart:
         if not self.columns:
             return {}
         sets = list(self.feature_sets)
-        if all(feature_files(data_dir, n)[1].is_file() for n in sets):
+        stored = all(feature_files(data_dir, n)[1].is_file() for n in sets)
+        names = feature_names(data_dir, sets) if stored else []
+        # pause files written before a column was added lack it: computed anew, as without them
+        stale = stored and sets == ["pause"] and any(c not in names for c in self.columns)
+        if stored and not stale:
             mats = load_word_features(data_dir, sets)
-            names = feature_names(data_dir, sets)
         elif sets == ["pause"]:
             from punct.data.datadir import load_utterances
             from punct.prosody.pause import PAUSE_FEATURES, pause_features
 
             if utts is None:
                 utts = load_utterances(data_dir, require_labels=False)
-            log.warning("%s has no pause.scp: pause features computed from its word times (stage 4 stores them)", data_dir)
+            why = "pause.scp lacks " + " ".join(c for c in self.columns if c not in names) if stale else "no pause.scp"
+            log.warning("%s has %s: pause features computed from its word times (stage 4 stores them; "
+                        "--force to write them again)", data_dir, why)
             mats, names = pause_features(utts), list(PAUSE_FEATURES)
         else:
             missing = [str(feature_files(data_dir, n)[1]) for n in sets if not feature_files(data_dir, n)[1].is_file()]

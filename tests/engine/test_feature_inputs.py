@@ -143,3 +143,27 @@ def test_decoding_windows_carry_the_features_of_their_words():
     assert model.firsts == pytest.approx([0.0, 0.03, 0.06])
     with pytest.raises(PunctError, match="reads per-word features"):
         predict_streams(model, [stream], window=4, inputs=f)
+
+
+def test_pause_files_without_a_column_the_model_reads_are_computed_anew(tmp_path, caplog):
+    """A data directory whose stage-4 pause files predate a column (duration_per_letter) gets
+    its pause features computed from its word times, with a warning, not an error."""
+    import logging
+
+    from punct.prosody.pause import PAUSE_FEATURES, pause_features
+
+    words = [Word(w, "O", start=0.5 * i, end=0.5 * i + 0.3) for i, w in enumerate("so revenue grew".split())]
+    utts = [Utterance("u", words)]
+    write_datadir(tmp_path, utts)
+    old = [c for c in PAUSE_FEATURES if c != "duration_per_letter"]
+    write_features(tmp_path, "pause", {"u": np.zeros((3, len(old)), np.float32)}, old)
+    f = FeatureInputs(Vocabulary.build([["so"]], 1), ["pause"], ["pause_after", "duration_per_letter"],
+                      mean=[0.0, 0.0], std=[1.0, 1.0])
+    with caplog.at_level(logging.WARNING):
+        got = f.load_features(tmp_path)["u"]
+    want = pause_features(load_utterances(tmp_path, require_labels=False))["u"]
+    np.testing.assert_allclose(got[:, 1], want[:, PAUSE_FEATURES.index("duration_per_letter")], atol=1e-6)
+    assert got[:, 1].tolist() == pytest.approx([0.15, 0.3 / 7, 0.075], abs=1e-6)
+    assert any("pause.scp lacks duration_per_letter" in r.getMessage() for r in caplog.records)
+    g = FeatureInputs(Vocabulary.build([["so"]], 1), ["pause"], ["pause_after"], mean=[0.0], std=[1.0])
+    assert g.load_features(tmp_path)["u"][:, 0].tolist() == [0.0, 0.0, 0.0]  # the stored files, when they serve
