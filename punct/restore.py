@@ -49,9 +49,8 @@ def restore_file(input_path: str | Path, output: str | Path | None = None,
     paths = [resolve_model(m) for m in models]  # a missing model fails before the input is read
     utts = read_input(input_path, input_format, segments=segments)
     require_times(utts, fmt_out, input_path)
-    # a word is timed with both its times, as the pause features count it (punct.prosody.pause)
-    if len(models) == 1 and audio is None and not any(w.start is not None and w.end is not None
-                                                      for u in utts for w in u.words):
+    # a word is timed with both its times (Word.duration), as the pause features count it
+    if len(models) == 1 and audio is None and not any(w.duration is not None for u in utts for w in u.words):
         paths = [resolve_model(models[0], timed=False)]  # a shipped pause stage's words-only model (NAMED_MODELS)
     out_dir = per_recording_dir(output, fmt_out, utts, input_path)
     log.info("read %d words in %d utterances from %s", sum(len(u) for u in utts), len(utts), input_path)

@@ -135,7 +135,8 @@ class FeaturePart:
         stored = all(feature_files(data_dir, n)[1].is_file() for n in sets)
         names = feature_names(data_dir, sets) if stored else []
         # pause files written before a column was added lack it: computed anew, as without them
-        stale = stored and sets == ["pause"] and any(c not in names for c in self.columns)
+        absent = [c for c in self.columns if c not in names]
+        stale = stored and sets == ["pause"] and bool(absent)
         if stored and not stale:
             mats = load_word_features(data_dir, sets)
         elif sets == ["pause"]:
@@ -144,7 +145,7 @@ class FeaturePart:
 
             if utts is None:
                 utts = load_utterances(data_dir, require_labels=False)
-            why = "pause.scp lacks " + " ".join(c for c in self.columns if c not in names) if stale else "no pause.scp"
+            why = "pause.scp lacks " + " ".join(absent) if stale else "no pause.scp"
             log.warning("%s has %s: pause features computed from its word times (stage 4 stores them; "
                         "--force to write them again)", data_dir, why)
             mats, names = pause_features(utts), list(PAUSE_FEATURES)

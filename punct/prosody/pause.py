@@ -62,10 +62,6 @@ DURATION_CAP = 2.0
 _IDX = {n: i for i, n in enumerate(PAUSE_FEATURES)}
 
 
-def _timed(w: Word) -> bool:
-    return w.start is not None and w.end is not None
-
-
 def recordings(utts: Sequence[Utterance]) -> list[list[Utterance]]:
     """Utterances grouped into recordings (see the module docstring), in order of first appearance."""
     groups: dict[object, list[Utterance]] = {}
