@@ -47,6 +47,35 @@ def make_pause_model(path, sets=("pause",), columns=("pause_after",)):
                            "train_config": {"slice_length": 8, "batch_size": 4}})
 
 
+#: the vocabulary of make_ta_brnn_p (tests/engine/test_runtime.py writes its calls from it)
+TA_WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "grew", "revenue", "do", "n't", "so",
+            "what", "is", "next", "thank", "you"]
+
+
+def make_ta_brnn_p(path, seed=0, case=False, mixed=None, bidirectional=False):
+    """A randomly initialised tiny TA-BRNN-p (T-BRNN stage one, pause_after, over TA_WORDS), saved as
+    training saves it; ``case``: stage one has a case head (``mixed``: the checkpoint's spellings of the MIXED class);
+    ``bidirectional``: its second stage reads both ways."""
+    from punct.engine import checkpoint
+    from punct.engine.inputs import FeatureInputs
+    from punct.models import build_model, resolved_model_args
+
+    torch.manual_seed(seed)
+    vocab = Vocabulary.build([TA_WORDS], min_count=1)
+    s1 = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8, "case_head": case})
+    args = resolved_model_args("ta_brnn", {"hidden_size": 8, "feature_names": ["pause_after"],
+                                           "stage1": {"model": "tbrnn", "model_args": s1},
+                                           "bidirectional": bidirectional})
+    model = build_model("ta_brnn", args, len(vocab))
+    with torch.no_grad():  # zero-initialised output layers predict O everywhere: shake them
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.7)
+    inputs = FeatureInputs(vocab, ["pause"], ["pause_after"], mean=[0.2], std=[0.4])
+    checkpoint.save(path, {"model": "ta_brnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+                           "state_dict": model.state_dict(), "inputs": inputs.state(),
+                           "train_config": {"slice_length": 12, "batch_size": 4}, "mixed_spellings": mixed or {}})
+
+
 def random_words(n, seed=0, timed=False):
     """``n`` words drawn from WORDS (timed: 0.3 s each, with gaps of 0-1.5 s)."""
     import random

@@ -262,7 +262,7 @@ def test_a_bidirectional_second_stage_sees_the_pauses_after_the_next_words(tmp_p
     """The mark after word t of a unidirectional second stage reads the pauses up to t only; a
     bidirectional one's also reads those after t, and a row's result does not depend on the
     padding of a longer row in its batch."""
-    from tests.engine.test_runtime import make_ta_brnn_p
+    from tests.tiny_models import make_ta_brnn_p
 
     for bi in (False, True):
         make_ta_brnn_p(tmp_path / f"{bi}.pt", seed=7, bidirectional=bi)
