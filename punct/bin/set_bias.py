@@ -12,7 +12,9 @@ is best. The file keeps the bias as ``decision_bias`` and where it came from as
 given ``--bias`` replaces it. The posteriors (soft labels, ensembles) stay the model's own.
 A second stage that names its stage one's file (``punct export --stage1-file``) labels its
 words without times with that file's bias. The file is rewritten atomically, its other
-contents unchanged; a second stage's stage-one weights stay in their own file.
+contents unchanged; a second stage's stage-one weights stay in their own file. A training's
+state file (``models/student/state.pt``) gets its readable record (``state.pt.json``) rewritten
+with the bias in it.
 """
 from __future__ import annotations
 
@@ -75,6 +77,10 @@ def _main(args: argparse.Namespace) -> int:
     if bias is not None:
         ck["decision_bias"], ck["decision_bias_from"] = bias, source
     ckpt.save(path, ck)
+    if "progress" in ck:  # a training's state file (punct.engine.carry): its readable record shows the bias too
+        from punct.engine.carry import write_record
+
+        write_record(path, ck)
     ckpt.load_model(path)  # it still decodes (a second stage: beside its stage one)
     if bias is None:
         log.info("%s: no decision bias (plain argmax)", path)

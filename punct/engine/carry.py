@@ -64,7 +64,8 @@ def readable_record(ck: dict[str, Any]) -> dict[str, Any]:
                           "in batches of batch_size; 'batch' is the next one",
             "optimizer_moments": "full" if "optimizer" in ck else "compact" if "optimizer_compact" in ck else False,
             "weights": _weights_dtype(ck["state_dict"]), "trained_parameters": _numel(ck["state_dict"]),
-            "validation": prog.get("valid_curve", []), "history": prog.get("history", [])}
+            "validation": prog.get("valid_curve", []), "history": prog.get("history", []),
+            **{k: ck[k] for k in SHIPPED_KEYS if k in ck}}
 
 
 def _numel(sd: dict[str, Any]) -> int:
@@ -153,15 +154,22 @@ def write_state(path: str | Path, payload: dict[str, Any], optimizer: dict[str, 
                          "state file may hold (a model with adapter: lora saves only what it trains)", path)
     with atomic_write(path, "wb", encoding=None) as f:  # the bytes measured, as punct.engine.checkpoint.save writes them
         f.write(blob)
-    with atomic_write(path.with_suffix(path.suffix + STATE_JSON)) as f:
-        json.dump(readable_record(chosen), f, indent=1, default=_json_default)
-        f.write("\n")
+    write_record(path, chosen)
     kept = "optimizer" in chosen or "optimizer_compact" in chosen
     log.info("state %s: %.1f MB, epoch %d batch %d, %d words seen%s", path, path.stat().st_size / 1e6,
              payload["progress"]["epoch"] + 1, payload["progress"]["batch"], payload["progress"].get("words_seen", 0),
              f" (optimizer moments: {how})" if kept else
              f" (optimizer moments left out{', ' + how if how else ''}: a resume re-warms)")
     return kept
+
+
+def write_record(path: str | Path, ck: dict[str, Any]) -> None:
+    """Rewrite the readable record beside the state file ``path`` from its contents ``ck``
+    (after a tool changed one of SHIPPED_KEYS in the file)."""
+    path = Path(path)
+    with atomic_write(path.with_suffix(path.suffix + STATE_JSON)) as f:
+        json.dump(readable_record(ck), f, indent=1, default=_json_default)
+        f.write("\n")
 
 
 def _json_default(x):

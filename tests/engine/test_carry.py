@@ -72,6 +72,9 @@ def test_a_finished_state_run_again_keeps_its_file_and_writes_the_experiment(tin
     st = tmp_path / "models" / "tagger.pt"
     prog = train(cfg_of(), *tiny_data, tmp_path / "exp", state=st)
     assert set_bias(["--model", str(st), "--bias", "0.5", "0", "0"]) == 0
+    record = json.loads(st.with_suffix(".pt.json").read_text())  # the readable record shows it
+    assert record["decision_bias"] == {"COMMA": 0.5, "PERIOD": 0.0, "QUESTION": 0.0}
+    assert record["decision_bias_from"] == {"given": True}
     before = st.read_bytes()
     again = train(cfg_of(), *tiny_data, tmp_path / "fresh", state=st)
     assert st.read_bytes() == before
@@ -84,6 +87,7 @@ def test_a_finished_state_run_again_keeps_its_file_and_writes_the_experiment(tin
     carry.write_state(st, dict(payload, progress=dict(ck["progress"], note="rewritten")), None)
     ck = ckpt.load(st)
     assert ck["progress"]["note"] == "rewritten" and ck["decision_bias"]["COMMA"] == 0.5
+    assert json.loads(st.with_suffix(".pt.json").read_text())["decision_bias"]["COMMA"] == 0.5
 
 
 STOP_AFTER = """
