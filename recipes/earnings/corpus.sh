@@ -142,6 +142,19 @@ lj_decode() {
 # by chunks; skipped when done unless FORCE.
 corpus_teacher_posteriors() { teacher_posteriors_on distill teacher_posteriors "$@"; }
 corpus_teacher_posteriors_ted() { teacher_posteriors_on ted_e22 teacher_posteriors_ted "$@"; }
+# experiment teacher_posteriors_lead: the same on 'ted_e22_lead', the leading 3,071,349 words of
+# 'ted_e22' (made here when missing: its first 1,211 utterances, all the Earnings-22 training
+# calls and 2.2M words of TED), which are the first 64 of ted_e22's chunks: a session that has
+# those decoded copies .teacher.parts/000{00..63}.npz and key.json (with this set's text) here
+corpus_teacher_posteriors_lead() {
+  local data=$2
+  if [ ! -f "$data/ted_e22_lead/.done" ]; then
+    [ -f "$data/ted_e22/text" ] || die "stage 6: $data/ted_e22/text not found: run stage 1"
+    python -m punct.bin.datadir_tools subset "$data/ted_e22" "$data/ted_e22_lead" --words 3071349 -q \
+      || die "stage 6: could not make $data/ted_e22_lead"
+  fi
+  teacher_posteriors_on ted_e22_lead teacher_posteriors_lead "$@"
+}
 # experiment teacher_posteriors_p: the accurate tier's pause stage (models/accurate/pauses.pt,
 # beside the state file it needs) on the pause-annotated calls e22_train, the feature set
 # 'teacher_p' that a student's pause stage is distilled from (ta_student_ted_pd)
