@@ -164,8 +164,8 @@ def write_state(path: str | Path, payload: dict[str, Any], optimizer: dict[str, 
 
 
 def write_record(path: str | Path, ck: dict[str, Any]) -> None:
-    """Rewrite the readable record beside the state file ``path`` from its contents ``ck``
-    (after a tool changed one of SHIPPED_KEYS in the file)."""
+    """Write the readable record beside the state file ``path`` from its contents ``ck``: with
+    every state the training writes, and after a tool (punct set-bias) changed a SHIPPED_KEYS entry."""
     path = Path(path)
     with atomic_write(path.with_suffix(path.suffix + STATE_JSON)) as f:
         json.dump(readable_record(ck), f, indent=1, default=_json_default)

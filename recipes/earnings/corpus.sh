@@ -144,8 +144,8 @@ corpus_teacher_posteriors() { teacher_posteriors_on distill teacher_posteriors "
 corpus_teacher_posteriors_ted() { teacher_posteriors_on ted_e22 teacher_posteriors_ted "$@"; }
 # experiment teacher_posteriors_lead: the same on 'ted_e22_lead', the leading 3,071,349 words of
 # 'ted_e22' (made here when missing: its first 1,211 utterances, all the Earnings-22 training
-# calls and 2.2M words of TED), which are the first 64 of ted_e22's chunks: a session that has
-# those decoded copies .teacher.parts/000{00..63}.npz and key.json (with this set's text) here
+# calls and 2.2M words of TED). Its chunks are ted_e22's first 64, cut and decoded alike, so
+# its posteriors are the same numbers as theirs
 corpus_teacher_posteriors_lead() {
   local data=$2
   if [ ! -f "$data/ted_e22_lead/.done" ]; then
