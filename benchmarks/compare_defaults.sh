@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A default model against another, as a user gets them: each restores test2011 (words only),
-# the two Earnings-21 Kaldi CTMs (with pauses) and LJ Speech's book as one text (read prose
+# the two Earnings-21 Kaldi CTMs with pauses and from their words alone (SET_words: the set
+# without its word_times, made here when missing) and LJ Speech's book as one text (read prose
 # that no model here trains on; `recipes/ljspeech/prepare.py --passage true`, made here
 # when missing) with `punct restore`, is scored with a
 # bootstrap interval (the RESULTS.md rows EXP_ROOT/NAME/decode_SET), and the two are compared
@@ -17,7 +18,13 @@ cd "$(dirname "$0")/.."
 [ $# -ge 4 ] || { echo "usage: $0 NEW.pt NAME OLD.pt OLD_NAME [EXP_ROOT]" >&2; exit 2; }
 new=$1 name=$2 old=$3 old_name=$4 root=${5:-exp/earnings}
 for m in "$new" "$old"; do [ -f "$m" ] || { echo "$0: $m: model file not found" >&2; exit 1; }; done
-sets=(data/iwslt2011/test2011 data/earnings/e21_kaldi_rev data/earnings/e21_kaldi_libri data/ljspeech/book)
+sets=(data/iwslt2011/test2011 data/earnings/e21_kaldi_rev data/earnings/e21_kaldi_libri
+      data/earnings/e21_kaldi_rev_words data/earnings/e21_kaldi_libri_words data/ljspeech/book)
+for s in data/earnings/e21_kaldi_rev data/earnings/e21_kaldi_libri; do  # the words alone: no word_times
+  [ -f "${s}_words/labels" ] || [ ! -f "$s/labels" ] && continue
+  rm -rf "${s}_words.tmp" && mkdir -p "${s}_words.tmp"
+  cp "$s"/{text,labels,utt2spk,spk2utt} "${s}_words.tmp/" && mv "${s}_words.tmp" "${s}_words"
+done
 [ -f data/ljspeech/book/labels ] || python recipes/ljspeech/prepare.py --corpus-dir "${CORPUS_DIR:-../shared/data}" \
   --out-dir data/ljspeech --splits book:1 --passage true -q
 for s in "${sets[@]}"; do [ -f "$s/labels" ] || { echo "$0: $s/labels: not found (prepare the set first)" >&2; exit 1; }; done
@@ -25,7 +32,7 @@ for s in "${sets[@]}"; do [ -f "$s/labels" ] || { echo "$0: $s/labels: not found
 restore_all() {  # MODEL NAME: restore and score every set into ROOT/NAME/decode_SET
   local model=$1 out=$root/$2 s set
   mkdir -p "$out"
-  echo "punct restore data/iwslt2011/test2011|data/earnings/e21_kaldi_rev|data/earnings/e21_kaldi_libri|data/ljspeech/book -o $out/decode_SET --output-format datadir --model $model; punct score SETDIR $out/decode_SET --bootstrap 1000" > "$out/run.cmd"
+  echo "punct restore data/iwslt2011/test2011|data/earnings/e21_kaldi_rev|data/earnings/e21_kaldi_libri|data/earnings/e21_kaldi_rev_words|data/earnings/e21_kaldi_libri_words|data/ljspeech/book -o $out/decode_SET --output-format datadir --model $model; punct score SETDIR $out/decode_SET --bootstrap 1000" > "$out/run.cmd"
   for s in "${sets[@]}"; do
     set=$(basename "$s")
     rm -rf "$out/decode_$set.tmp"  # what a killed run left
@@ -36,7 +43,7 @@ restore_all() {  # MODEL NAME: restore and score every set into ROOT/NAME/decode
 }
 restore_all "$new" "$name"
 restore_all "$old" "$old_name"
-printf '%-18s %12s %12s %24s %7s %11s\n' set "$name" "$old_name" "difference [95%]" p question
+printf '%-22s %12s %12s %24s %7s %11s\n' set "$name" "$old_name" "difference [95%]" p question
 for s in "${sets[@]}"; do
   set=$(basename "$s")
   python -m punct compare "$s" "$root/$name/decode_$set" "$root/$old_name/decode_$set" --json -q \
@@ -45,7 +52,7 @@ for s in "${sets[@]}"; do
 import json, sys
 c = json.load(open(sys.argv[1]))["metrics"]
 o, q = c["overall"], c["QUESTION"]
-print(f"{sys.argv[2]:<18} {o['a']:12.1f} {o['b']:12.1f} {o['delta']:+9.2f} [{o['low']:+.2f}, {o['high']:+.2f}] "
+print(f"{sys.argv[2]:<22} {o['a']:12.1f} {o['b']:12.1f} {o['delta']:+9.2f} [{o['low']:+.2f}, {o['high']:+.2f}] "
       f"{o['p_value']:7.3f} " + "/".join("-" if q.get(k) is None else f"{q[k]:.1f}" for k in "ab"))
 EOF
 done

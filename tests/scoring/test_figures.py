@@ -23,6 +23,11 @@ ROWS = [_row("iwslt2011", "test2011", "a", 60.0, 1.5), _row("iwslt2011", "test20
         _row("earnings", "e21_amazon", "amazon", 56.3, None, 17.5),
         _row("earnings", "e21_kaldi_rev", "ta_brnn_p", 70.3, 0.4, 16.3),
         _row("earnings", "e21_kaldi_rev", "default", 61.5, 0.2, 16.3)]
+#: rows scored against the recognizer's output with its transferred marks report WER 0
+RESTORED = [_row("earnings", "e21_kaldi_rev", "default_new", 72.9, None, 0.0),
+            _row("earnings", "e21_kaldi_rev_words", "default_new", 67.1, None, 0.0),
+            _row("earnings", "e21_kaldi_libri", "default_new", 39.7, None, 0.0),  # no row gives its WER
+            _row("earnings", "e21_ref", "student", 73.1, None, 0.0)]
 
 
 def test_panels_and_points_come_from_the_rows():
@@ -32,6 +37,17 @@ def test_panels_and_points_come_from_the_rows():
     assert sorted(figures.earnings_points(ROWS)) == [("engine", "amazon", 17.5, 56.3),
                                                      ("punct", "default on kaldi_rev", 16.3, 61.5),
                                                      ("punct", "ta_brnn_p on kaldi_rev", 16.3, 70.3)]
+
+
+def test_a_restored_hypothesis_is_drawn_at_its_recognizers_wer():
+    """A hypothesis set's row that reports WER 0 (scored on its own transferred marks) takes the
+    WER the set's other rows give, its words-only copy too; without one it is left out. The
+    reference's WER 0 is its own."""
+    pts = sorted(figures.earnings_points(ROWS + RESTORED))
+    assert ("punct", "default_new on kaldi_rev", 16.3, 72.9) in pts
+    assert ("punct", "default_new on kaldi_rev_words", 16.3, 67.1) in pts
+    assert ("punct", "student on ref", 0.0, 73.1) in pts
+    assert not any(p[1] == "default_new on kaldi_libri" for p in pts)
 
 
 def test_results_draws_the_figures_and_links_them(tmp_path):
