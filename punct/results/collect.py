@@ -9,7 +9,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from punct.errors import PunctError
 
@@ -23,6 +23,31 @@ def _get(d: dict, *path: str, default: Any = None) -> Any:
             return default
         d = d[p]
     return d
+
+
+def set_wers(rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], float]:
+    """{(corpus, set): the largest WER a row of the set reports}, over the rows with a WER above 0."""
+    out: dict[tuple[str, str], float] = {}
+    for r in rows:
+        wer = _get(r.get("report") or {}, "wer")
+        if wer:
+            key = (r.get("corpus"), r.get("set"))
+            out[key] = max(float(wer), out.get(key, 0.0))
+    return out
+
+
+def row_wer(r: dict[str, Any], wers: dict[tuple[str, str], float]) -> float | None:
+    """The recognizer's WER of row ``r``: its report's, except that a report of 0 or none on a
+    set whose other rows give a WER (``set_wers``) takes theirs. A recognizer's output scored
+    against its own transferred marks (punct restore's datadir output; ``SET_words``, the set
+    without its times) reports 0 for its words, not the recognizer's error rate."""
+    wer = _get(r.get("report") or {}, "wer")
+    if not wer:
+        name = str(r.get("set", ""))
+        for key in ((r.get("corpus"), name), (r.get("corpus"), name.removesuffix("_words"))):
+            if key in wers:
+                return wers[key]
+    return wer
 
 
 def _class(report: dict, name: str) -> dict:

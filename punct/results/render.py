@@ -9,7 +9,8 @@ from typing import Any
 
 from punct.errors import PunctError
 from punct.text.labels import MARK_LABELS, SENTENCE_END, mark_of
-from punct.results.collect import CARRIED, ROOT, _class, _get, _read_json, corpus_sets, paper_set, set_dir
+from punct.results.collect import (CARRIED, ROOT, _class, _get, _read_json, corpus_sets, paper_set, row_wer, set_dir,
+                                   set_wers)
 from punct.results.published import PUBLISHED, render_targets
 
 #: models with nothing to train (no train_log.tsv rows of their own)
@@ -102,6 +103,7 @@ def _score_table(rs: list[dict[str, Any]], papers: str | None = None) -> list[st
     out.append("|" + "---|" * len(head))
     cmds = []
     published_done: set[str] = set()
+    wers = set_wers(rs)
     for i, r in enumerate(rs, 1):
         rep, tr = r["report"], r["train"]
         mark = f" {CARRIED}" if r.get("carried") else ""
@@ -115,7 +117,7 @@ def _score_table(rs: list[dict[str, Any]], papers: str | None = None) -> list[st
         cells += [_fmt(_get(rep, "boundary", "f1")), _fmt(_get(rep, "sentence", "f1"))]
         if asr:
             t = rep.get("transfer") or {}
-            cells += [_fmt(rep.get("wer")), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
+            cells += [_fmt(row_wer(r, wers)), _fmt(t.get("carried"), 0), _fmt(t.get("moved"), 0), _fmt(t.get("dropped"), 0)]
         epochs = _fmt(tr.get("epochs"), 0)
         notes = []
         if tr.get("members"):  # one member: that model with its own decision bias

@@ -69,19 +69,15 @@ def training_panels(rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], lis
 def earnings_points(rows: Sequence[dict[str, Any]]) -> list[tuple[str, str, float, float]]:
     """(kind, system, WER, F1) of the Earnings-21 rows: kind ``engine`` (an engine's own
     punctuation) or ``punct`` (a model of punct on a recognizer's output or the reference)."""
+    from punct.results.collect import row_wer, set_wers
+
     e21 = [r for r in rows if r.get("corpus") == "earnings" and str(r.get("set", "")).startswith("e21_")]
-    # a recognizer's output scored against its own transferred marks (punct restore's datadir
-    # output, a set's words alone: SET_words) reports WER 0: it is the set's WER that other rows give
-    set_wer: dict[str, float] = {}
-    for r in e21:
-        wer = (r.get("report") or {}).get("wer")
-        if wer:
-            set_wer[r["set"]] = max(float(wer), set_wer.get(r["set"], 0.0))
+    wers = set_wers(e21)
     out = []
     for r in e21:
-        wer, f1 = (r.get("report") or {}).get("wer"), _f1(r)
-        if r["set"] != "e21_ref" and not wer:
-            wer = set_wer.get(r["set"].removesuffix("_words"))
+        wer, f1 = row_wer(r, wers), _f1(r)
+        if not wer and r["set"] != "e21_ref":  # a recognizer's output whose WER no row gives
+            continue
         if wer is None or f1 is None:
             continue
         kind = "engine" if r["exp"] in ENGINES else "punct"

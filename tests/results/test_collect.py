@@ -207,3 +207,20 @@ def test_a_row_without_a_command_is_scored_against_the_set_where_it_lives(tmp_pa
     assert "data/earnings/test2011" not in text
     assert results.set_dir("earnings", "e22_dev") == "data/earnings/e22_dev"
     assert results.set_dir("earnings", "nowhere") == "data/earnings/nowhere"
+
+
+def test_a_restored_hypothesis_row_takes_its_sets_wer():
+    """punct restore's output scored against its own transferred marks reports WER 0 (a decode
+    scored without a transfer: none); the table and the figure show the WER that the set's
+    other rows give (its SET_words copy too). The reference's 0 is its own."""
+    from punct.results.collect import row_wer, set_wers
+
+    def row(set_, wer, corpus="earnings"):
+        return {"corpus": corpus, "set": set_, "report": {"wer": wer}}
+
+    rows = [row("e21_kaldi_rev", 16.3), row("e21_kaldi_rev", 16.28), row("e21_kaldi_rev", 0.0),
+            row("e21_kaldi_rev_words", 0.0), row("e21_ref", 0.0), row("test2011", 0.0, "iwslt2011"),
+            row("e21_kaldi_libri", None), row("e21_kaldi_rev", None)]
+    wers = set_wers(rows)
+    assert wers == {("earnings", "e21_kaldi_rev"): 16.3}
+    assert [row_wer(r, wers) for r in rows] == [16.3, 16.28, 16.3, 16.3, 0.0, 0.0, None, 16.3]
