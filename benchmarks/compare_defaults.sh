@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A default model against another, as a user gets them: each restores test2011 (words only),
 # the two Earnings-21 Kaldi CTMs with pauses and from their words alone (SET_words: the set
-# without its word_times, made here when missing) and LJ Speech's book as one text (read prose
+# without its word_times, copied here from it each run) and LJ Speech's book as one text (read prose
 # that no model here trains on; `recipes/ljspeech/prepare.py --passage true`, made here
 # when missing) with `punct restore`, is scored with a
 # bootstrap interval (the RESULTS.md rows EXP_ROOT/NAME/decode_SET), and the two are compared
@@ -21,9 +21,9 @@ for m in "$new" "$old"; do [ -f "$m" ] || { echo "$0: $m: model file not found" 
 sets=(data/iwslt2011/test2011 data/earnings/e21_kaldi_rev data/earnings/e21_kaldi_libri
       data/earnings/e21_kaldi_rev_words data/earnings/e21_kaldi_libri_words data/ljspeech/book)
 for s in data/earnings/e21_kaldi_rev data/earnings/e21_kaldi_libri; do  # the words alone: no word_times
-  [ -f "${s}_words/labels" ] || [ ! -f "$s/labels" ] && continue
-  rm -rf "${s}_words.tmp" && mkdir -p "${s}_words.tmp"
-  cp "$s"/{text,labels,utt2spk,spk2utt} "${s}_words.tmp/" && mv "${s}_words.tmp" "${s}_words"
+  [ -f "$s/labels" ] || continue  # the check below names it
+  rm -rf "${s}_words.tmp" && mkdir -p "${s}_words.tmp"  # copied anew: a rerun of stage 5 changes the labels
+  cp "$s"/{text,labels,utt2spk,spk2utt} "${s}_words.tmp/" && rm -rf "${s}_words" && mv "${s}_words.tmp" "${s}_words"
 done
 [ -f data/ljspeech/book/labels ] || python recipes/ljspeech/prepare.py --corpus-dir "${CORPUS_DIR:-../shared/data}" \
   --out-dir data/ljspeech --splits book:1 --passage true -q
