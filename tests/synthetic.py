@@ -76,6 +76,9 @@ def make_feature_data(root: Path) -> tuple[Path, Path]:
 STAGE1 = {
     "tbrnn": ("conf/tbrnn.yaml", ["model_args.embedding_dim=8", "model_args.hidden_size=8", "model_args.attention_dim=8"]),
     "tlstm": ("conf/tlstm.yaml", ["model_args.embedding_dim=8", "model_args.hidden_size=8"]),
+    "drnn_lwma": ("conf/drnn_lwma.yaml", ["model_args.embedding_dim=8", "model_args.hidden_size=8",
+                                          "model_args.num_layers=2", "model_args.head_dim=4",
+                                          "model_args.case_head=true"]),
 }
 
 

@@ -52,26 +52,34 @@ TA_WORDS = ["good", "morning", "and", "welcome", "to", "the", "call", "we", "gre
             "what", "is", "next", "thank", "you"]
 
 
-def make_ta_brnn_p(path, seed=0, case=False, mixed=None, bidirectional=False):
+#: the tiny stage ones of make_ta_brnn_p: (stage one's name, its arguments, the second stage's name)
+TINY_STAGE1 = {"tbrnn": ({"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8}, "ta_brnn"),
+               "drnn_lwma_pre": ({"embedding_dim": 8, "hidden_size": 8, "num_layers": 2, "num_heads": 2,
+                                  "head_dim": 4}, "ta_drnn")}
+
+
+def make_ta_brnn_p(path, seed=0, case=False, mixed=None, bidirectional=False, stage1="tbrnn"):
     """A randomly initialised tiny TA-BRNN-p (T-BRNN stage one, pause_after, over TA_WORDS), saved as
     training saves it; ``case``: stage one has a case head (``mixed``: the checkpoint's spellings of the MIXED class);
-    ``bidirectional``: its second stage reads both ways."""
+    ``bidirectional``: its second stage reads both ways; ``stage1="drnn_lwma_pre"``: a DRNN-LWMA stage one
+    (the second stage ``ta_drnn``)."""
     from punct.engine import checkpoint
     from punct.engine.inputs import FeatureInputs
     from punct.models import build_model, resolved_model_args
 
     torch.manual_seed(seed)
     vocab = Vocabulary.build([TA_WORDS], min_count=1)
-    s1 = resolved_model_args("tbrnn", {"embedding_dim": 8, "hidden_size": 8, "attention_dim": 8, "case_head": case})
-    args = resolved_model_args("ta_brnn", {"hidden_size": 8, "feature_names": ["pause_after"],
-                                           "stage1": {"model": "tbrnn", "model_args": s1},
-                                           "bidirectional": bidirectional})
-    model = build_model("ta_brnn", args, len(vocab))
+    s1_args, name = TINY_STAGE1[stage1]
+    s1 = resolved_model_args(stage1, {**s1_args, "case_head": case})
+    args = resolved_model_args(name, {"hidden_size": 8, "feature_names": ["pause_after"],
+                                      "stage1": {"model": stage1, "model_args": s1},
+                                      "bidirectional": bidirectional})
+    model = build_model(name, args, len(vocab))
     with torch.no_grad():  # zero-initialised output layers predict O everywhere: shake them
         for p in model.parameters():
             p.add_(torch.randn_like(p) * 0.7)
     inputs = FeatureInputs(vocab, ["pause"], ["pause_after"], mean=[0.2], std=[0.4])
-    checkpoint.save(path, {"model": "ta_brnn", "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
+    checkpoint.save(path, {"model": name, "model_args": args, "vocab": vocab.to_list(), "labels": list(LABELS),
                            "state_dict": model.state_dict(), "inputs": inputs.state(),
                            "train_config": {"slice_length": 12, "batch_size": 4}, "mixed_spellings": mixed or {}})
 

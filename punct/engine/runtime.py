@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 
 RUNTIMES = ("auto", "onnx", "onnx-int8", "torch", "torch-bf16")
 #: the model families whose graphs export and are checked against torch (tests/engine/test_runtime.py)
-ONNX_MODELS = frozenset({"tbrnn", "tbrnn_pre", "ta_brnn"})
+ONNX_MODELS = frozenset({"tbrnn", "tbrnn_pre", "ta_brnn", "drnn_lwma", "drnn_lwma_pre", "ta_drnn"})
 #: the families that ``auto`` runs as torch-bf16 on a CPU with native bfloat16: the transformer
 #: taggers (the accurate tier and its second stage), about twice as fast with the same F1 (on
 #: test2011, 5 of 12,626 labels differ from float32 torch: RESULTS.md, the accurate tier's runtimes);

@@ -63,6 +63,7 @@ MODEL_MODULES: dict[str, str] = {
     "tlstm_p": "punct.models.tlstm",
     "ta_brnn": "punct.models.twostage",
     "ta_lstm": "punct.models.twostage",
+    "ta_drnn": "punct.models.twostage",
     "ta_transformer": "punct.models.twostage",
     "che_pause": "punct.models.acoustic",
     "che_ppe": "punct.models.acoustic",

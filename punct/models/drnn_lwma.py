@@ -34,6 +34,11 @@ My reading of the paper, as implemented here:
   attention output has about the size of its states.
 - -pre: the word embedding starts from pretrained vectors (GloVe 6B 50-d here;
   the engine copies them in: ``pretrained_embeddings`` in the config).
+
+punct's additions, for a student of the general default: ``hidden_states`` is the softmax's
+input [s_t; c^1_t; ...; c^L_t] (what a second stage reads, punct.models.twostage), and
+``case_head`` adds a linear layer on that state and the word's own embedding that predicts
+the word's case class (punct.text.labels.CASES), as T-BRNN's case head does.
 """
 from __future__ import annotations
 
@@ -43,7 +48,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from punct.text.labels import LABELS
+from punct.text.labels import CASES, LABELS
 from punct.models import EOS_ID, PAD_ID, register
 from punct.models.layers import BiRNN, append_token, lengths_mask, xavier_embedding_
 
@@ -110,13 +115,17 @@ class DRNNLWMA(nn.Module):
         #: punctuator2's start: near zero until training moves it). With pretrained vectors it
         #: applies to the words they lack.
         embedding_init: str = "normal"
+        #: predict each word's case class too (punct.text.labels.CASES; punct's addition)
+        case_head: bool = False
+        #: weight of the case loss beside the punctuation loss
+        case_weight: float = 0.5
 
         def __post_init__(self):
             _check_embedding_init(self.embedding_init)
 
     def __init__(self, vocab_size: int, embedding_dim: int = 256, hidden_size: int = 256, num_layers: int = 4,
                  num_heads: int = 3, head_dim: int = 0, dropout: float = 0.5, attention_dropout: float = 0.0,
-                 embedding_init: str = "normal"):
+                 embedding_init: str = "normal", case_head: bool = False, case_weight: float = 0.5):
         super().__init__()
         if num_layers < 1 or num_heads < 1:
             raise ValueError("num_layers and num_heads must be >= 1")
@@ -131,22 +140,54 @@ class DRNNLWMA(nn.Module):
         self.attention = nn.ModuleList(MultiHeadAttention(H, 2 * H, num_heads, d, attention_dropout)
                                        for _ in range(num_layers))
         self.drop = nn.Dropout(dropout)
-        self.out = nn.Linear(H + num_layers * num_heads * d, len(LABELS))
+        self._hidden_dim = H + num_layers * num_heads * d
+        self.out = nn.Linear(self._hidden_dim, len(LABELS))
+        self.case_head = case_head
+        self.case_weight = case_weight
+        self.case_out = nn.Linear(self._hidden_dim + embedding_dim, len(CASES)) if case_head else None
+        if self.case_out is not None:  # zero start, as T-BRNN's: every word lower-case until trained
+            nn.init.zeros_(self.case_out.weight)
+            nn.init.zeros_(self.case_out.bias)
 
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None) -> torch.Tensor:
-        """ids ``[B,T]``, mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``."""
+    @property
+    def hidden_dim(self) -> int:
+        """Size of ``hidden_states`` (what a second stage reads)."""
+        return self._hidden_dim
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
+                cases: torch.Tensor | None = None, return_case: bool = False):
+        """ids ``[B,T]``, mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``; with ``return_case`` (a
+        case head), also the case logits ``[B,T,len(CASES)]``. ``cases`` is not read here."""
+        if return_case:
+            f, case_logits = self.hidden_states(ids, mask, return_case=True)
+            return self.out(self.drop(f)), case_logits
+        return self.out(self.drop(self.hidden_states(ids, mask)))
+
+    def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor, return_case: bool = False):
+        """[s_t; c^1_t; ...; c^L_t] ``[B,T,hidden_dim]`` (the softmax's input); with ``return_case``
+        (a case head), also the case logits from it and the word's own embedding."""
+        if return_case and self.case_out is None:
+            raise ValueError("this model has no case head")
+        f, e = self._states(ids, mask)
+        if not return_case:
+            return f
+        return f, self.case_out(self.drop(torch.cat([f, e], -1)))
+
+    def _states(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(the softmax's input ``[B,T,hidden_dim]``, the words' embeddings ``[B,T,E]``)."""
         lengths = mask.sum(1)
         x = append_token(ids.masked_fill(~mask, PAD_ID), lengths, EOS_ID, PAD_ID)  # [B,T+1]
         ctx_len = lengths + 1
         mem_mask = lengths_mask(ctx_len, x.shape[1])
-        h = self.drop(self.embedding(x))
+        emb = self.drop(self.embedding(x))
+        h = emb
         states = []
         for i, layer in enumerate(self.layers):
             h = layer(h if i == 0 else self.drop(h), ctx_len)
             states.append(h)
         s = self.query_rnn(h[:, 1:])[0]  # [B,T,H]: s_t has read h^L_1..h^L_{t+1}
         contexts = [att(s, hl, mem_mask) for att, hl in zip(self.attention, states)]
-        return self.out(self.drop(torch.cat([s] + contexts, dim=-1)))
+        return torch.cat([s] + contexts, dim=-1), emb[:, :-1]
 
 
 @register("drnn_lwma_pre")

@@ -1,7 +1,8 @@
 """Two-stage models (Tilk and Alumäe 2015, 2016): a lexical model trained on a large
 text corpus, then a second stage trained on pause-annotated speech.
 
-Stage one is a finished lexical model (T-BRNN for TA-BRNN, T-LSTM for TA-LSTM),
+Stage one is a finished lexical model (T-BRNN for TA-BRNN, T-LSTM for TA-LSTM, DRNN-LWMA
+for ``ta_drnn``),
 named by the training config's ``init_from`` (punct.engine.start). Stage two
 keeps it (fixed with ``freeze: true``), drops its output layer and reads its
 hidden state h1_t (the input of its softmax: T-BRNN's late-fusion output, T-LSTM's
@@ -243,6 +244,19 @@ class TABRNN(TwoStage):
     """TA-BRNN(-p): the second stage over a T-BRNN (Tilk and Alumäe 2016)."""
 
     stage1_models = ("tbrnn", "tbrnn_pre")
+
+    @dataclass
+    class Config(TwoStage.Config):
+        pass
+
+
+@register("ta_drnn")
+class TADRNN(TwoStage):
+    """The second stage over a DRNN-LWMA (Kim 2019; punct.models.drnn_lwma): its softmax input
+    [s_t; c^1_t; ...; c^L_t] with the word's pause features, as TA-BRNN-p reads T-BRNN's
+    late-fusion state (the deeper student of the general default, conf/student_drnn.yaml)."""
+
+    stage1_models = ("drnn_lwma", "drnn_lwma_pre")
 
     @dataclass
     class Config(TwoStage.Config):

@@ -127,15 +127,15 @@ def test_a_cache_that_cannot_be_written_exports_for_the_run(model_file, tmp_path
         assert bad.read_text() == "x"
 
 
-@pytest.mark.parametrize("bidirectional", [False, True])
-def test_onnx_gives_torch_labels_and_logits(model_file, cache, tmp_path, bidirectional):
+@pytest.mark.parametrize("bidirectional,stage1", [(False, "tbrnn"), (True, "tbrnn"), (True, "drnn_lwma_pre")])
+def test_onnx_gives_torch_labels_and_logits(model_file, cache, tmp_path, bidirectional, stage1):
     """Rows of other lengths in one batch: a bidirectional second stage's backward pass starts at
-    each row's own last word in the graph as in torch."""
+    each row's own last word in the graph as in torch; a DRNN-LWMA stage one exports too."""
     from punct.engine.checkpoint import load_model
 
     if bidirectional:
         model_file = tmp_path / "bi.pt"
-        make_ta_brnn_p(model_file, seed=5, bidirectional=True)
+        make_ta_brnn_p(model_file, seed=5, bidirectional=True, stage1=stage1)
     tmodel, _, _ = load_model(model_file)
     g = runtime.load_onnx(model_file)
     rng = np.random.default_rng(0)
@@ -175,12 +175,13 @@ def test_parallel_segments_on_onnx_equal_torch_on_a_long_ctm(model_file, cache, 
     assert len([w for u in c for w in u.words]) == len(labels)
 
 
-def test_a_case_head_runs_on_onnx_with_torch_marks_and_case(cache, tmp_path):
+@pytest.mark.parametrize("stage1", ["tbrnn", "drnn_lwma_pre"])
+def test_a_case_head_runs_on_onnx_with_torch_marks_and_case(cache, tmp_path, stage1):
     from punct.engine.checkpoint import load_model
     from punct.restore import restore_file
 
     m = tmp_path / "case.pt"
-    make_ta_brnn_p(m, seed=4, case=True, mixed={"revenue": "ReVenue"})
+    make_ta_brnn_p(m, seed=4, case=True, mixed={"revenue": "ReVenue"}, stage1=stage1)
     tmodel, _, _ = load_model(m)
     assert tmodel.case_head
     g = runtime.load_onnx(m)

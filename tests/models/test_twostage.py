@@ -53,9 +53,12 @@ def test_stage_one_stays_fixed_and_the_checkpoint_is_self_contained(repo_root, t
     assert sum(len(u) for u in hyp) == 120
 
 
-@pytest.mark.parametrize("conf,family", [("ta_brnn_p", "tbrnn"), ("ta_lstm_p", "tlstm")])
-def test_missing_words_take_the_stage_one_decision(repo_root, tiny_model_data, stage1_models, tmp_path, conf, family):
-    train_ta(repo_root / f"conf/{conf}.yaml", stage1_models[family], tiny_model_data, tmp_path / "exp")
+@pytest.mark.parametrize("conf,family,extra", [("ta_brnn_p", "tbrnn", []), ("ta_lstm_p", "tlstm", []),
+                                               ("ta_brnn_p", "drnn_lwma", ["model=ta_drnn"])])
+def test_missing_words_take_the_stage_one_decision(repo_root, tiny_model_data, stage1_models, tmp_path, conf, family,
+                                                   extra):
+    """(a DRNN-LWMA stage one, with a case head, under ta_drnn: the deeper student's pause stage)"""
+    train_ta(repo_root / f"conf/{conf}.yaml", stage1_models[family], tiny_model_data, tmp_path / "exp", *extra)
     model, vocab, _ = ckpt.load_model(tmp_path / "exp" / "best.pt")
     stage1, _, _ = ckpt.load_model(stage1_models[family])
     with torch.no_grad():  # give the new layers weight, so fused and lexical outputs differ
