@@ -50,7 +50,7 @@ from torch import nn
 
 from punct.text.labels import CASES, LABELS
 from punct.models import EOS_ID, PAD_ID, register
-from punct.models.layers import BiRNN, append_token, lengths_mask, xavier_embedding_
+from punct.models.layers import BiRNN, StatesWithCaseHead, append_token, lengths_mask, xavier_embedding_
 
 EMBEDDING_INITS = ("normal", "xavier")
 
@@ -91,7 +91,7 @@ class MultiHeadAttention(nn.Module):
 
 
 @register("drnn_lwma")
-class DRNNLWMA(nn.Module):
+class DRNNLWMA(StatesWithCaseHead, nn.Module):
     """Kim's (2019) stacked bidirectional GRUs with a multi-head attention over every layer."""
 
     @dataclass
@@ -153,25 +153,6 @@ class DRNNLWMA(nn.Module):
     def hidden_dim(self) -> int:
         """Size of ``hidden_states`` (what a second stage reads)."""
         return self._hidden_dim
-
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
-                cases: torch.Tensor | None = None, return_case: bool = False):
-        """ids ``[B,T]``, mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``; with ``return_case`` (a
-        case head), also the case logits ``[B,T,len(CASES)]``. ``cases`` is not read here."""
-        if return_case:
-            f, case_logits = self.hidden_states(ids, mask, return_case=True)
-            return self.out(self.drop(f)), case_logits
-        return self.out(self.drop(self.hidden_states(ids, mask)))
-
-    def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor, return_case: bool = False):
-        """[s_t; c^1_t; ...; c^L_t] ``[B,T,hidden_dim]`` (the softmax's input); with ``return_case``
-        (a case head), also the case logits from it and the word's own embedding."""
-        if return_case and self.case_out is None:
-            raise ValueError("this model has no case head")
-        f, e = self._states(ids, mask)
-        if not return_case:
-            return f
-        return f, self.case_out(self.drop(torch.cat([f, e], -1)))
 
     def _states(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(the softmax's input ``[B,T,hidden_dim]``, the words' embeddings ``[B,T,E]``)."""

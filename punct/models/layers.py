@@ -209,6 +209,35 @@ class BiRNN(nn.Module):
         return x
 
 
+class StatesWithCaseHead:
+    """``forward`` and ``hidden_states`` of a word tagger whose ``_states(ids, mask)`` gives the
+    input of its softmax ``out`` and the words' own embeddings, with an optional case head
+    ``case_out`` (None without one) on both, and dropout ``drop``: T-BRNN and DRNN-LWMA share them."""
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
+                cases: torch.Tensor | None = None, return_case: bool = False):
+        """ids ``[B,T]`` words (no end token), mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``;
+        with ``return_case`` (a case head), also the case logits ``[B,T,len(CASES)]``.
+        ``cases`` (training targets) is not read here."""
+        if return_case:
+            f, case_logits = self.hidden_states(ids, mask, return_case=True)
+            return self.out(self.drop(f)), case_logits
+        return self.out(self.drop(self.hidden_states(ids, mask)))
+
+    def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor, return_case: bool = False):
+        """The input of the softmax layer ``out`` ``[B,T,hidden_dim]``: the lexical hidden state a
+        two-stage model reads; with ``return_case`` (a case head), also the case logits (a second
+        stage passes them on)."""
+        if return_case and self.case_out is None:
+            raise ValueError("this model has no case head")
+        f, e = self._states(ids, mask)
+        if not return_case:
+            return f
+        # f_t is made to decide the mark after word t (it leans on word t+1); the word's own
+        # embedding beside it says what the word is, which its case mostly depends on
+        return f, self.case_out(self.drop(torch.cat([f, e], -1)))
+
+
 def acoustic_inputs(feats: torch.Tensor, missing: torch.Tensor | None) -> torch.Tensor:
     """Per-word acoustic input ``[B,T,F+1]``: ``feats [B,T,F]`` with the rows of words
     that lack acoustic evidence (``missing [B,T]`` True) set to 0, and the missing flag

@@ -37,11 +37,12 @@ from torch import nn
 
 from punct.text.labels import CASES, LABELS
 from punct.models import EOS_ID, PAD_ID, register
-from punct.models.layers import BiGRU, additive_scores, append_token, lengths_mask, masked_softmax, xavier_embedding_
+from punct.models.layers import (BiGRU, StatesWithCaseHead, additive_scores, append_token, lengths_mask, masked_softmax,
+                                 xavier_embedding_)
 
 
 @register("tbrnn")
-class TBRNN(nn.Module):
+class TBRNN(StatesWithCaseHead, nn.Module):
     """Tilk and Alumäe's (2016) bidirectional GRU with attention and late fusion (equations in the module docstring)."""
 
     @dataclass
@@ -128,31 +129,9 @@ class TBRNN(nn.Module):
         """Size of ``hidden_states`` (what a second stage reads)."""
         return self.hidden_size
 
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None,
-                cases: torch.Tensor | None = None, return_case: bool = False):
-        """ids ``[B,T]`` words (no end token), mask ``[B,T]`` -> logits ``[B,T,len(LABELS)]``;
-        with ``return_case`` (a case head), also the case logits ``[B,T,len(CASES)]``.
-        ``cases`` (training targets) is not read here."""
-        if return_case:
-            f, case_logits = self.hidden_states(ids, mask, return_case=True)
-            return self.out(self.drop(f)), case_logits
-        return self.out(self.drop(self.hidden_states(ids, mask)))
-
-    def hidden_states(self, ids: torch.Tensor, mask: torch.Tensor, return_case: bool = False):
-        """The late-fusion output f_t ``[B,T,H]`` (the input of the softmax layer ``out``):
-        the lexical hidden state a two-stage model reads (punctuator2's ``last_hidden_states``);
-        with ``return_case`` (a case head), also the case logits (a second stage passes them on)."""
-        if return_case and self.case_out is None:
-            raise ValueError("this model has no case head")
-        f, e = self._states(ids, mask)
-        if not return_case:
-            return f
-        # f_t is made to decide the mark after word t (it leans on word t+1); the word's own
-        # embedding beside it says what the word is, which its case mostly depends on
-        return f, self.case_out(self.drop(torch.cat([f, e], -1)))
-
     def _states(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(f_t ``[B,T,H]``, the words' embeddings ``[B,T,E]``)."""
+        """(the late-fusion output f_t ``[B,T,H]``, punctuator2's ``last_hidden_states``; the
+        words' embeddings ``[B,T,E]``): what ``forward`` and ``hidden_states`` read."""
         lengths = mask.sum(1)
         ids = ids.masked_fill(~mask, PAD_ID)
         x = append_token(ids, lengths, EOS_ID, PAD_ID)  # [B,T+1]
